@@ -1,0 +1,21 @@
+// Block partition of a buffer of `count` elements into B blocks: the first count % B blocks get one
+// extra element (issue #2, "Schedule core").
+#pragma once
+
+#include <cstdint>
+
+namespace papcoll {
+
+struct BlockRange {
+  int64_t offset;  // in elements
+  int64_t count;   // in elements
+};
+
+inline BlockRange block_range(int64_t count, int blocks, int b) {
+  const int64_t base = count / blocks;
+  const int64_t extra = count % blocks;
+  const int64_t off = b * base + (b < extra ? b : extra);
+  return {off, base + (b < extra ? 1 : 0)};
+}
+
+}  // namespace papcoll

@@ -1,0 +1,88 @@
+#include "verify/cost_model.hpp"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "schedule/blocks.hpp"
+
+namespace papcoll {
+
+CostResult evaluate_cost(const Schedule& s, const std::vector<double>& arrivals,
+                         const CostParams& cost, int64_t bytes) {
+  const int p = s.p;
+  std::vector<double> arrival(static_cast<size_t>(p), 0.0);
+  if (static_cast<int>(arrivals.size()) == p) arrival = arrivals;
+
+  auto message_bytes = [&](const Op& op) {
+    int64_t m = 0;
+    for (int b : op.blocks) m += block_range(bytes, s.blocks, b).count;
+    return static_cast<double>(m);
+  };
+
+  // Rank state: when its current step started, and when its ports become free.
+  std::vector<double> step_start = arrival, send_free = arrival, recv_free = arrival,
+                      finish = arrival;
+  std::vector<size_t> next_step(static_cast<size_t>(p), 0);
+
+  std::map<int, std::vector<int>> ranks_in_round;
+  for (int r = 0; r < p; ++r)
+    for (const Step& st : s.ranks[r].steps) ranks_in_round[st.round].push_back(r);
+
+  using Key = std::tuple<int, int>;  // from, to
+  for (const auto& [round, ranks] : ranks_in_round) {
+    // Step start = end of the previous step (already in finish[]).
+    for (int r : ranks) step_start[r] = finish[r];
+    std::vector<double> step_end(static_cast<size_t>(p), 0.0);
+    for (int r : ranks) step_end[r] = step_start[r];
+    // Receives, in each receiver's op order, are matched with sends in each sender's op order.
+    std::map<Key, std::vector<double>> recv_done;  // per (from,to): completion times in order
+    for (int r : ranks) {
+      const Step& st = s.ranks[r].steps[next_step[r]];
+      for (const Op& op : st.ops) {
+        if (op.kind != OpKind::send) continue;
+        const int to = op.peer;
+        const double start = std::max({step_start[r], send_free[r], step_start[to], recv_free[to]});
+        const double end = start + cost.alpha + cost.beta * message_bytes(op);
+        send_free[r] = end;
+        recv_free[to] = end;
+        step_end[r] = std::max(step_end[r], end);
+        recv_done[{r, to}].push_back(end);
+      }
+    }
+    std::map<Key, size_t> used;
+    for (int r : ranks) {
+      const Step& st = s.ranks[r].steps[next_step[r]];
+      double cpu = step_start[r];
+      for (const Op& op : st.ops) {
+        if (op.kind != OpKind::recv) continue;
+        const Key key{op.peer, r};
+        const double arrived = recv_done[key][used[key]++];
+        double end = arrived;
+        if (op.combine == Combine::reduce) {
+          cpu = std::max(cpu, arrived) + cost.gamma * message_bytes(op);
+          end = cpu;
+        }
+        step_end[r] = std::max(step_end[r], end);
+      }
+    }
+    for (int r : ranks) {
+      finish[r] = step_end[r];
+      ++next_step[r];
+    }
+  }
+
+  CostResult res;
+  double sum = 0;
+  for (int r = 0; r < p; ++r) {
+    RankCost rc{r, arrival[r], finish[r], finish[r] - arrival[r]};
+    sum += rc.elapsed;
+    res.max_finish = std::max(res.max_finish, rc.finish);
+    res.ranks.push_back(rc);
+  }
+  res.mean_elapsed = p > 0 ? sum / p : 0;
+  if (p > 0 && res.ranks.empty()) res.max_finish = 0;
+  return res;
+}
+
+}  // namespace papcoll

@@ -1,0 +1,34 @@
+// Cost model: predicted finish time of every rank for a schedule under per-rank arrival times and
+// a Hockney model (issue #2, "Cost model"): a message of m bytes takes alpha + beta*m, reducing m
+// bytes takes gamma*m, each rank sends one message and receives one message at a time, a transfer
+// starts when both ranks have reached the step that holds it, and a step ends when all its
+// messages and reductions are done.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "schedule/registry.hpp"
+#include "schedule/schedule.hpp"
+
+namespace papcoll {
+
+struct RankCost {
+  int rank = 0;
+  double arrival = 0;
+  double finish = 0;
+  double elapsed = 0;
+};
+
+struct CostResult {
+  std::vector<RankCost> ranks;
+  double mean_elapsed = 0;
+  double max_finish = 0;
+};
+
+// `bytes` is the size of the whole buffer; block b carries block_range(bytes, blocks, b) bytes.
+// Empty `arrivals` means all ranks arrive at 0.
+CostResult evaluate_cost(const Schedule& s, const std::vector<double>& arrivals,
+                         const CostParams& cost, int64_t bytes);
+
+}  // namespace papcoll
