@@ -23,6 +23,7 @@ CostResult evaluate_cost(const Schedule& s, const std::vector<double>& arrivals,
   // Rank state: when its current step started, and when its ports become free.
   std::vector<double> step_start = arrival, send_free = arrival, recv_free = arrival,
                       finish = arrival;
+  std::vector<double> last_send = arrival;  // sends are non-blocking: they end a rank, not a step
   std::vector<size_t> next_step(static_cast<size_t>(p), 0);
 
   std::map<int, std::vector<int>> ranks_in_round;
@@ -46,7 +47,7 @@ CostResult evaluate_cost(const Schedule& s, const std::vector<double>& arrivals,
         const double end = start + cost.alpha + cost.beta * message_bytes(op);
         send_free[r] = end;
         recv_free[to] = end;
-        step_end[r] = std::max(step_end[r], end);
+        last_send[r] = std::max(last_send[r], end);
         recv_done[{r, to}].push_back(end);
       }
     }
@@ -57,7 +58,10 @@ CostResult evaluate_cost(const Schedule& s, const std::vector<double>& arrivals,
       for (const Op& op : st.ops) {
         if (op.kind != OpKind::recv) continue;
         const Key key{op.peer, r};
-        const double arrived = recv_done[key][used[key]++];
+        auto it = recv_done.find(key);
+        const size_t idx = used[key]++;
+        const double arrived =
+            it != recv_done.end() && idx < it->second.size() ? it->second[idx] : step_start[r];
         double end = arrived;
         if (op.combine == Combine::reduce) {
           cpu = std::max(cpu, arrived) + cost.gamma * message_bytes(op);
@@ -75,7 +79,8 @@ CostResult evaluate_cost(const Schedule& s, const std::vector<double>& arrivals,
   CostResult res;
   double sum = 0;
   for (int r = 0; r < p; ++r) {
-    RankCost rc{r, arrival[r], finish[r], finish[r] - arrival[r]};
+    const double f = std::max(finish[r], last_send[r]);
+    RankCost rc{r, arrival[r], f, f - arrival[r]};
     sum += rc.elapsed;
     res.max_finish = std::max(res.max_finish, rc.finish);
     res.ranks.push_back(rc);

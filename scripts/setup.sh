@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what papcoll needs to build and test, if missing. Idempotent and non-interactive; run as
+# root (or with sudo available) on Debian/Ubuntu.
+set -euo pipefail
+
+packages=(cmake ninja-build g++ make libopenmpi-dev openmpi-bin libgtest-dev python3)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  sudo_cmd=()
+  [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,64 @@
+#include "schedule/schedule_io.hpp"
+
+namespace papcoll {
+namespace {
+
+void write_blocks(std::ostream& out, const std::vector<int>& blocks) {
+  out << '[';
+  for (size_t i = 0; i < blocks.size(); ++i) out << (i ? "," : "") << blocks[i];
+  out << ']';
+}
+
+const char* combine_name(Combine c) {
+  return c == Combine::reduce ? "reduce" : c == Combine::copy ? "copy" : "none";
+}
+
+}  // namespace
+
+void write_schedule_json(std::ostream& out, const Schedule& s) {
+  out << "{\"format\":\"papcoll-schedule/1\",\"collective\":\"" << collective_name(s.collective)
+      << "\",\"algorithm\":\"" << s.algorithm << "\",\"p\":" << s.p << ",\"root\":";
+  if (s.root < 0) out << "null"; else out << s.root;
+  out << ",\"blocks\":" << s.blocks << ",\"ranks\":[";
+  for (size_t r = 0; r < s.ranks.size(); ++r) {
+    const RankSchedule& rs = s.ranks[r];
+    out << (r ? ",\n" : "\n") << "{\"rank\":" << rs.rank << ",\"steps\":[";
+    for (size_t i = 0; i < rs.steps.size(); ++i) {
+      const Step& st = rs.steps[i];
+      out << (i ? "," : "") << "{\"round\":" << st.round << ",\"ops\":[";
+      for (size_t k = 0; k < st.ops.size(); ++k) {
+        const Op& op = st.ops[k];
+        out << (k ? "," : "") << "{\"kind\":\"" << (op.kind == OpKind::send ? "send" : "recv")
+            << "\",\"peer\":" << op.peer << ",\"blocks\":";
+        write_blocks(out, op.blocks);
+        if (op.kind == OpKind::recv) out << ",\"combine\":\"" << combine_name(op.combine) << '"';
+        out << '}';
+      }
+      out << "]}";
+    }
+    out << "]}";
+  }
+  out << "\n]}\n";
+}
+
+void write_schedule_text(std::ostream& out, const Schedule& s) {
+  out << collective_name(s.collective) << ' ' << s.algorithm << ": p=" << s.p
+      << " blocks=" << s.blocks;
+  if (s.root >= 0) out << " root=" << s.root;
+  out << '\n';
+  for (const RankSchedule& rs : s.ranks) {
+    out << "rank " << rs.rank << '\n';
+    for (const Step& st : rs.steps) {
+      out << "  round " << st.round << ':';
+      for (const Op& op : st.ops) {
+        out << (op.kind == OpKind::send ? "  send " : "  recv ") << "blocks ";
+        write_blocks(out, op.blocks);
+        out << (op.kind == OpKind::send ? " to " : " from ") << op.peer;
+        if (op.kind == OpKind::recv) out << " (" << combine_name(op.combine) << ')';
+      }
+      out << '\n';
+    }
+  }
+}
+
+}  // namespace papcoll

@@ -1,0 +1,128 @@
+// Every all-reduce generator verifies symbolically for p = 1..64, many block counts and random
+// arrival patterns; the imbalance-aware ones reduce to their baselines for equal arrivals.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "schedule/registry.hpp"
+#include "verify/verifier.hpp"
+
+namespace papcoll {
+namespace {
+
+std::vector<double> random_arrivals(std::mt19937_64& rng, int p, double tau) {
+  std::uniform_real_distribution<double> d(0, 3.0 * p * tau);
+  std::vector<double> a(static_cast<size_t>(p));
+  for (double& x : a) x = (rng() % 4 == 0) ? 0.0 : d(rng);
+  return a;
+}
+
+bool same_steps(const Schedule& x, const Schedule& y) {
+  if (x.p != y.p || x.blocks != y.blocks) return false;
+  for (int r = 0; r < x.p; ++r) {
+    const auto& a = x.ranks[r].steps;
+    const auto& b = y.ranks[r].steps;
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i].round != b[i].round || a[i].ops.size() != b[i].ops.size()) return false;
+      for (size_t k = 0; k < a[i].ops.size(); ++k) {
+        const Op &u = a[i].ops[k], &v = b[i].ops[k];
+        if (u.kind != v.kind || u.peer != v.peer || u.blocks != v.blocks || u.combine != v.combine)
+          return false;
+      }
+    }
+  }
+  return true;
+}
+
+class AllreduceGenerators : public ::testing::TestWithParam<const AlgorithmInfo*> {};
+
+TEST_P(AllreduceGenerators, VerifyForEveryPAndDefaultBlocks) {
+  const AlgorithmInfo& info = *GetParam();
+  std::mt19937_64 rng(42);
+  for (int p = 1; p <= 64; ++p) {
+    GeneratorInput in;
+    in.p = p;
+    in.blocks = info.default_blocks(p);
+    in.bytes = 4.0 * 1024 * 1024;
+    const VerifyResult v = verify_schedule(info.generate(in));
+    ASSERT_TRUE(v.ok) << info.name << " p=" << p << ": " << v.error;
+    for (int k = 0; k < 4; ++k) {
+      in.arrivals = random_arrivals(rng, p, block_round_time(in));
+      const VerifyResult w = verify_schedule(info.generate(in));
+      ASSERT_TRUE(w.ok) << info.name << " p=" << p << " random arrivals: " << w.error;
+    }
+  }
+}
+
+TEST_P(AllreduceGenerators, VerifyForManyBlockCounts) {
+  const AlgorithmInfo& info = *GetParam();
+  std::mt19937_64 rng(7);
+  for (int p : {1, 2, 3, 5, 7, 8, 12, 16, 17}) {
+    for (int blocks : {1, 2, 3, p - 1, p, p + 1, 2 * p + 3, 64}) {
+      if (blocks < 1) continue;
+      GeneratorInput in;
+      in.p = p;
+      in.blocks = blocks;
+      in.bytes = 1 << 20;
+      in.arrivals = random_arrivals(rng, p, block_round_time(in));
+      const VerifyResult v = verify_schedule(info.generate(in));
+      ASSERT_TRUE(v.ok) << info.name << " p=" << p << " blocks=" << blocks << ": " << v.error;
+    }
+  }
+}
+
+TEST_P(AllreduceGenerators, DeterministicForIdenticalInput) {
+  const AlgorithmInfo& info = *GetParam();
+  std::mt19937_64 rng(3);
+  GeneratorInput in;
+  in.p = 13;
+  in.blocks = 13;
+  in.bytes = 1 << 22;
+  in.arrivals = random_arrivals(rng, 13, block_round_time(in));
+  EXPECT_TRUE(same_steps(info.generate(in), info.generate(in)));
+}
+
+INSTANTIATE_TEST_SUITE_P(All, AllreduceGenerators,
+                         ::testing::ValuesIn(algorithms_for(Collective::allreduce)),
+                         [](const auto& info) {
+                           std::string n = info.param->name;
+                           for (char& c : n)
+                             if (c == '-') c = '_';
+                           return n;
+                         });
+
+TEST(ImbalanceAware, EqualArrivalsGiveTheBaseline) {
+  for (int p = 1; p <= 33; ++p) {
+    GeneratorInput in;
+    in.p = p;
+    in.blocks = p;
+    in.arrivals.assign(static_cast<size_t>(p), 0.25);
+    EXPECT_TRUE(same_steps(find_algorithm(Collective::allreduce, "prr")->generate(in),
+                           find_algorithm(Collective::allreduce, "ring")->generate(in)))
+        << "prr != ring at p=" << p;
+    EXPECT_TRUE(same_steps(find_algorithm(Collective::allreduce, "slt")->generate(in),
+                           find_algorithm(Collective::allreduce, "linear")->generate(in)))
+        << "slt != linear at p=" << p;
+  }
+}
+
+TEST(ImbalanceAware, ArrivalOrderBreaksTiesByRank) {
+  EXPECT_EQ(arrival_order(4, {1.0, 0.5, 1.0, 0.5}), (std::vector<int>{1, 3, 0, 2}));
+  EXPECT_EQ(arrival_order(3, {}), (std::vector<int>{0, 1, 2}));
+}
+
+TEST(ImbalanceAware, HugeAndTinyDelaysStayCheap) {
+  GeneratorInput in;
+  in.p = 16;
+  in.blocks = 16;
+  in.arrivals.assign(16, 0.0);
+  in.arrivals[5] = 1e300;
+  const auto* prr = find_algorithm(Collective::allreduce, "prr");
+  EXPECT_TRUE(verify_schedule(prr->generate(in)).ok);
+  in.arrivals[5] = 1e-300;
+  EXPECT_TRUE(verify_schedule(prr->generate(in)).ok);
+}
+
+}  // namespace
+}  // namespace papcoll

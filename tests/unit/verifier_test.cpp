@@ -1,0 +1,77 @@
+// The verifier must catch broken schedules, not only accept good ones.
+#include <gtest/gtest.h>
+
+#include "schedule/builder.hpp"
+#include "schedule/registry.hpp"
+#include "verify/verifier.hpp"
+
+namespace papcoll {
+namespace {
+
+Schedule ring4() {
+  GeneratorInput in;
+  in.p = 4;
+  in.blocks = 4;
+  return find_algorithm(Collective::allreduce, "ring")->generate(in);
+}
+
+TEST(Verifier, AcceptsRing) { EXPECT_TRUE(verify_schedule(ring4()).ok); }
+
+TEST(Verifier, RejectsDoubleCounting) {
+  // 0 sends to 1, 1 reduces; then 1 sends the sum back and 0 *reduces* it: 0 counted twice.
+  ScheduleBuilder b(Collective::allreduce, "bad", 2, 1);
+  b.transfer(0, 0, 1, {0}, Combine::reduce);
+  b.transfer(1, 1, 0, {0}, Combine::reduce);
+  const VerifyResult v = verify_schedule(std::move(b).build());
+  EXPECT_FALSE(v.ok);
+  EXPECT_NE(v.error.find("twice"), std::string::npos) << v.error;
+}
+
+TEST(Verifier, RejectsMissingContribution) {
+  ScheduleBuilder b(Collective::allreduce, "bad", 3, 1);
+  b.transfer(0, 0, 1, {0}, Combine::reduce);
+  b.transfer(1, 1, 0, {0}, Combine::copy);
+  b.transfer(1, 1, 2, {0}, Combine::copy);  // 2's own contribution is lost
+  const VerifyResult v = verify_schedule(std::move(b).build());
+  EXPECT_FALSE(v.ok);
+}
+
+TEST(Verifier, RejectsUnmatchedSend) {
+  Schedule s = ring4();
+  s.ranks[2].steps[0].ops.erase(s.ranks[2].steps[0].ops.begin() + 1);  // drop a receive
+  EXPECT_FALSE(verify_schedule(s).ok);
+}
+
+TEST(Verifier, RejectsBlockMismatch) {
+  Schedule s = ring4();
+  for (Op& op : s.ranks[1].steps[0].ops)
+    if (op.kind == OpKind::recv) op.blocks = {3};
+  EXPECT_FALSE(verify_schedule(s).ok);
+}
+
+TEST(Verifier, RejectsSendBeforeHeld) {
+  // In a broadcast only the root holds data; rank 1 forwarding first is an error.
+  ScheduleBuilder b(Collective::bcast, "bad", 3, 1, 0);
+  b.transfer(0, 1, 2, {0}, Combine::copy);
+  b.transfer(1, 0, 1, {0}, Combine::copy);
+  const VerifyResult v = verify_schedule(std::move(b).build());
+  EXPECT_FALSE(v.ok);
+  EXPECT_NE(v.error.find("before it holds"), std::string::npos) << v.error;
+}
+
+TEST(Verifier, RejectsNonIncreasingRounds) {
+  Schedule s = ring4();
+  s.ranks[0].steps[1].round = s.ranks[0].steps[0].round;
+  EXPECT_FALSE(verify_schedule(s).ok);
+}
+
+TEST(Verifier, SendsReadStateBeforeTheStepsReceives) {
+  // Two ranks swap and reduce in one round: each must send its own value, not the sum.
+  ScheduleBuilder b(Collective::allreduce, "swap", 2, 1);
+  b.transfer(0, 0, 1, {0}, Combine::reduce);
+  b.transfer(0, 1, 0, {0}, Combine::reduce);
+  EXPECT_TRUE(verify_schedule(std::move(b).build()).ok);
+}
+
+}  // namespace
+}  // namespace papcoll

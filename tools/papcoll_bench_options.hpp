@@ -1,0 +1,60 @@
+// papcoll-bench command line: the options of the imbalance benchmark and their parser.
+// No MPI here: every rank parses the same argv with the same code, so a bad command line is
+// rejected identically on all ranks (exit 2, no hang). See docs/papcoll-bench.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace papcoll_bench {
+
+enum class DelayMode { none, one_late, rand_late };
+enum class PatMode { oracle, none };
+enum class Dtype { float32, float64, int32, int64 };  // --dtype float|double|int|long
+
+const char* delay_mode_name(DelayMode m);
+const char* pat_mode_name(PatMode m);
+const char* dtype_name(Dtype d);
+int dtype_size(Dtype d);
+bool dtype_is_float(Dtype d);
+
+struct BenchOptions {
+  std::string op = "allreduce";
+  std::vector<std::string> algorithms;  // empty: the op's default list (filled in by main)
+  std::vector<long long> sizes{1 << 20};  // elements
+  Dtype dtype = Dtype::float32;
+  int iters = 32;
+  int warmup = 3;
+  DelayMode mode = DelayMode::one_late;
+  std::vector<double> max_delays_ms{20.0};
+  double compute_ms = 10.0;  // the paper's "+100 ms" base of the emulated computation
+  PatMode pat = PatMode::oracle;
+  int blocks = 0;  // 0: algorithm default
+  std::uint64_t seed = 1;
+  std::string json_path;  // empty: no JSON
+  bool quiet = false;
+};
+
+struct ParseResult {
+  enum Kind { run, help, error } kind = run;
+  std::string message;  // the error, for kind == error
+};
+
+// Parses argv[1..argc-1] into `out` (which starts from the defaults above). Accepts
+// "--opt value" and "--opt=value".
+ParseResult parse_bench_options(int argc, const char* const* argv, BenchOptions& out);
+
+// Checks the chosen algorithm names against the names accepted for the op (`accepted`, e.g.
+// papcoll_algorithms() plus "native" and "auto"). Returns "" or an error message.
+std::string validate_algorithms(const BenchOptions& opt, const std::vector<std::string>& accepted);
+
+// "1M" for 1048576, "128K", "3G", else the plain number.
+std::string format_count(long long n);
+
+// Splits "a,b,c" (no trimming; empty items are kept so the caller can reject them).
+std::vector<std::string> split_commas(const std::string& s);
+
+extern const char* const kUsage;
+
+}  // namespace papcoll_bench

@@ -1,0 +1,52 @@
+// papcoll-bench results: statistics over iterations, the text table and the JSON document.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "papcoll_bench_options.hpp"
+
+namespace papcoll_bench {
+
+struct Stats {
+  int n = 0;
+  double mean = 0, stddev = 0, median = 0, min = 0, max = 0;  // stddev: sample (n-1), 0 if n<2
+};
+Stats summarize(const std::vector<double>& samples);
+
+// One algorithm in one (size, max delay) configuration.
+struct AlgoResult {
+  std::string algorithm;
+  std::vector<double> samples_ms;       // per measured iteration: average over ranks of elapsed
+  std::vector<double> rank_sum_ms;      // per rank: sum over measured iterations of its elapsed
+  int incorrect_iterations = 0;         // some rank's output differed from MPI_Allreduce's
+  int error_iterations = 0;             // some rank's call returned an error
+  std::string error_message;            // first error seen on rank 0 (or a note that it was elsewhere)
+  bool correct() const { return incorrect_iterations == 0 && error_iterations == 0; }
+};
+
+struct ConfigResult {
+  long long count = 0;
+  double max_delay_ms = 0;
+  std::vector<AlgoResult> algos;
+  const AlgoResult* find(const std::string& name) const;
+  // ring mean / alg mean; negative when ring was not run or either has no samples.
+  double speedup_vs_ring(const AlgoResult& a) const;
+};
+
+struct RunInfo {
+  BenchOptions opt;            // with the algorithm list filled in
+  int p = 1;
+  std::string mpi_library;     // MPI_Get_library_version, first line
+  double wall_s = 0;
+};
+
+void print_header(std::ostream& os, const RunInfo& info);
+void print_table(std::ostream& os, const RunInfo& info, const ConfigResult& c);
+void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigResult>& configs);
+
+// "12.3", "0.5": milliseconds without useless zeros.
+std::string format_ms(double ms);
+
+}  // namespace papcoll_bench
