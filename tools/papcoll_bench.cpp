@@ -1,1 +1,635 @@
-int main() { return 0; }
+// papcoll-bench: the imbalanced-arrival benchmark of Proficz, "Improving all-reduce collective
+// operations for imbalanced process arrival patterns" (Sec. 5.1, Fig. 9). Every rank emulates a
+// computation phase of its own length, then enters the collective; the figure of merit is the
+// average over ranks of (own completion - own arrival). See docs/papcoll-bench.md.
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <new>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include "papcoll/papcoll.h"
+#include "papcoll_bench_options.hpp"
+#include "papcoll_bench_report.hpp"
+
+using namespace papcoll_bench;
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Deterministic random numbers (splitmix64): the same seed gives the same stream on every rank
+// and every platform, which the shared delays rely on.
+
+std::uint64_t mix64(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+std::uint64_t stream_seed(std::uint64_t seed, std::uint64_t purpose, std::uint64_t a,
+                          std::uint64_t b, std::uint64_t c = 0) {
+  return mix64(mix64(mix64(mix64(seed) ^ purpose) ^ a) ^ b) ^ mix64(c);
+}
+
+struct Rng {
+  std::uint64_t state;
+  std::uint64_t next() { return mix64(state += 0x9e3779b97f4a7c15ULL); }
+  double uniform01() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
+};
+
+enum : std::uint64_t { kPurposeData = 1, kPurposeDelay = 2 };
+
+// ---------------------------------------------------------------------------------------------
+// Op runners. One OpCase holds the buffers of one (op, size, dtype) and knows how to make fresh
+// input, run one algorithm on it (the timed part) and check the output against plain MPI.
+// Adding reduce/bcast/allgatherv = one more OpCase subclass + one row in kOpRunners.
+
+struct CaseParams {
+  long long count = 0;
+  Dtype dtype = Dtype::float32;
+  MPI_Comm comm = MPI_COMM_WORLD;
+  int rank = 0, p = 1;
+};
+
+class OpCase {
+ public:
+  virtual ~OpCase() = default;
+  // Fig. 9 line 2 plus the reference of line 17: fresh random input for this rank, and the
+  // expected output computed with plain MPI. Collective over the communicator.
+  virtual void generate(std::uint64_t data_seed) = 0;
+  // Poisons the output buffer so an algorithm that skips part of it is caught. Local.
+  virtual void reset_output() = 0;
+  // The timed call (Fig. 9 line 15). "native" means the MPI library's own collective. Returns
+  // PAPCOLL_SUCCESS or an error code.
+  virtual int run(const std::string& algorithm, const papcoll_options* opt) = 0;
+  // Output vs the reference (Fig. 9 line 17). Local.
+  virtual bool check() const = 0;
+};
+
+template <class T>
+MPI_Datatype mpi_type() {
+  if constexpr (std::is_same_v<T, float>) return MPI_FLOAT;
+  else if constexpr (std::is_same_v<T, double>) return MPI_DOUBLE;
+  else if constexpr (std::is_same_v<T, int>) return MPI_INT;
+  else return MPI_LONG;
+}
+
+template <class T>
+class AllreduceCase final : public OpCase {
+ public:
+  explicit AllreduceCase(const CaseParams& cp)
+      : cp_(cp), n_(static_cast<size_t>(cp.count)), send_(n_), recv_(n_), ref_(n_) {
+    if constexpr (std::is_floating_point_v<T>) abs_ref_.resize(n_);
+  }
+
+  void generate(std::uint64_t data_seed) override {
+    Rng rng{data_seed};
+    for (T& x : send_) {
+      if constexpr (std::is_floating_point_v<T>) x = static_cast<T>(2.0 * rng.uniform01() - 1.0);
+      else x = static_cast<T>(static_cast<long>(rng.next() % 2001) - 1000);
+    }
+    MPI_Allreduce(send_.data(), ref_.data(), cp_.count, mpi_type<T>(), MPI_SUM, cp_.comm);
+    if constexpr (std::is_floating_point_v<T>) {
+      // Error bound of a float sum in any order: proportional to the sum of |x| over ranks.
+      for (size_t i = 0; i < n_; ++i) recv_[i] = std::abs(send_[i]);
+      MPI_Allreduce(recv_.data(), abs_ref_.data(), cp_.count, mpi_type<T>(), MPI_SUM, cp_.comm);
+    }
+  }
+
+  void reset_output() override {
+    const T poison = std::numeric_limits<T>::has_quiet_NaN ? std::numeric_limits<T>::quiet_NaN()
+                                                           : std::numeric_limits<T>::min();
+    std::fill(recv_.begin(), recv_.end(), poison);
+  }
+
+  int run(const std::string& algorithm, const papcoll_options* opt) override {
+    if (algorithm == "native") {
+      return MPI_Allreduce(send_.data(), recv_.data(), cp_.count, mpi_type<T>(), MPI_SUM,
+                           cp_.comm) == MPI_SUCCESS
+                 ? PAPCOLL_SUCCESS
+                 : PAPCOLL_ERR_MPI;
+    }
+    return papcoll_allreduce(send_.data(), recv_.data(), cp_.count, mpi_type<T>(), MPI_SUM,
+                             cp_.comm, opt);
+  }
+
+  bool check() const override {
+    if constexpr (std::is_floating_point_v<T>) {
+      // Relative bound: p * eps' * sum|x|, eps' = 1e-5 (float) or 1e-12 (double), generous
+      // against reordering (the true bound is about (p-1) * machine epsilon * sum|x|).
+      const double eps = std::is_same_v<T, float> ? 1e-5 : 1e-12;
+      for (size_t i = 0; i < n_; ++i) {
+        const double bound = eps * cp_.p * static_cast<double>(abs_ref_[i]);
+        const double diff = std::abs(static_cast<double>(recv_[i]) - static_cast<double>(ref_[i]));
+        if (!(diff <= bound)) return false;  // also catches NaN
+      }
+      return true;
+    } else {
+      return std::equal(recv_.begin(), recv_.end(), ref_.begin());
+    }
+  }
+
+ private:
+  CaseParams cp_;
+  size_t n_;
+  std::vector<T> send_, recv_, ref_, abs_ref_;
+};
+
+// Reduce to rank 0 (MPI_SUM). Only the root has an output buffer: the others pass recvbuf = NULL,
+// as MPI_Reduce allows, and check nothing. The reference is MPI_Reduce.
+template <class T>
+class ReduceCase final : public OpCase {
+ public:
+  static constexpr int kRoot = 0;
+
+  explicit ReduceCase(const CaseParams& cp)
+      : cp_(cp), n_(static_cast<size_t>(cp.count)), root_(cp.rank == kRoot), send_(n_),
+        recv_(root_ ? n_ : 0), ref_(root_ ? n_ : 0) {
+    if constexpr (std::is_floating_point_v<T>) {
+      abs_send_.resize(n_);
+      if (root_) abs_ref_.resize(n_);
+    }
+  }
+
+  void generate(std::uint64_t data_seed) override {
+    Rng rng{data_seed};
+    for (T& x : send_) {
+      if constexpr (std::is_floating_point_v<T>) x = static_cast<T>(2.0 * rng.uniform01() - 1.0);
+      else x = static_cast<T>(static_cast<long>(rng.next() % 2001) - 1000);
+    }
+    MPI_Reduce(send_.data(), out(ref_), cp_.count, mpi_type<T>(), MPI_SUM, kRoot, cp_.comm);
+    if constexpr (std::is_floating_point_v<T>) {
+      for (size_t i = 0; i < n_; ++i) abs_send_[i] = std::abs(send_[i]);
+      MPI_Reduce(abs_send_.data(), out(abs_ref_), cp_.count, mpi_type<T>(), MPI_SUM, kRoot,
+                 cp_.comm);
+    }
+  }
+
+  void reset_output() override {
+    const T poison = std::numeric_limits<T>::has_quiet_NaN ? std::numeric_limits<T>::quiet_NaN()
+                                                           : std::numeric_limits<T>::min();
+    std::fill(recv_.begin(), recv_.end(), poison);
+  }
+
+  int run(const std::string& algorithm, const papcoll_options* opt) override {
+    if (algorithm == "native") {
+      return MPI_Reduce(send_.data(), out(recv_), cp_.count, mpi_type<T>(), MPI_SUM, kRoot,
+                        cp_.comm) == MPI_SUCCESS
+                 ? PAPCOLL_SUCCESS
+                 : PAPCOLL_ERR_MPI;
+    }
+    return papcoll_reduce(send_.data(), out(recv_), cp_.count, mpi_type<T>(), MPI_SUM, kRoot,
+                          cp_.comm, opt);
+  }
+
+  bool check() const override {
+    if (!root_) return true;
+    if constexpr (std::is_floating_point_v<T>) {
+      // The bound of AllreduceCase::check.
+      const double eps = std::is_same_v<T, float> ? 1e-5 : 1e-12;
+      for (size_t i = 0; i < n_; ++i) {
+        const double bound = eps * cp_.p * static_cast<double>(abs_ref_[i]);
+        const double diff = std::abs(static_cast<double>(recv_[i]) - static_cast<double>(ref_[i]));
+        if (!(diff <= bound)) return false;  // also catches NaN
+      }
+      return true;
+    } else {
+      return std::equal(recv_.begin(), recv_.end(), ref_.begin());
+    }
+  }
+
+ private:
+  // The receive buffer of a call: the vector at the root, NULL elsewhere.
+  T* out(std::vector<T>& v) const { return root_ ? v.data() : nullptr; }
+
+  CaseParams cp_;
+  size_t n_;
+  bool root_;
+  std::vector<T> send_, recv_, ref_, abs_send_, abs_ref_;
+};
+
+template <template <class> class Case>
+std::unique_ptr<OpCase> make_typed(const CaseParams& cp) {
+  switch (cp.dtype) {
+    case Dtype::float32: return std::make_unique<Case<float>>(cp);
+    case Dtype::float64: return std::make_unique<Case<double>>(cp);
+    case Dtype::int32: return std::make_unique<Case<int>>(cp);
+    case Dtype::int64: return std::make_unique<Case<long>>(cp);
+  }
+  return nullptr;
+}
+
+struct OpRunner {
+  const char* name;                // --op value
+  const char* collective;          // name for papcoll_algorithms()
+  const char* default_algorithms;  // --algo default
+  std::unique_ptr<OpCase> (*make)(const CaseParams&);
+};
+
+const OpRunner kOpRunners[] = {
+    {"allreduce", "allreduce", "ring,rabenseifner,recursive-doubling,linear,slt,prr,native",
+     make_typed<AllreduceCase>},
+    {"reduce", "reduce", "clairvoyant,binomial,rabenseifner,radix-k,ring,native",
+     make_typed<ReduceCase>},
+};
+
+const OpRunner* find_runner(const std::string& op) {
+  for (const OpRunner& r : kOpRunners)
+    if (op == r.name) return &r;
+  return nullptr;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The delay model (Fig. 9 lines 3-8). Returns every rank's halfTime in ms; identical on all
+// ranks because the random delays come from a stream seeded identically everywhere (all p
+// delays are drawn, each rank takes its own).
+std::vector<double> half_times_ms(const BenchOptions& o, double max_delay_ms, int p,
+                                  std::uint64_t delay_seed) {
+  std::vector<double> half(static_cast<size_t>(p), (max_delay_ms + o.compute_ms) / 2.0);
+  switch (o.mode) {
+    case DelayMode::none:
+      break;
+    case DelayMode::one_late:
+      // The late rank's arrival is max_delay later than the others'. Fig. 9's pseudo-code
+      // reads halfTime += maxDelay (2 x maxDelay in total, as halfTime is slept twice), but
+      // the paper's text ("delayed for maxDelay") and its Table 3 (ring at 1000 ms max delay:
+      // 1047 ms ~= 47/48 * 1000 + 68) show a total delay of maxDelay; we follow the latter.
+      half[p > 1 ? 1 : 0] += max_delay_ms / 2.0;
+      break;
+    case DelayMode::rand_late: {
+      Rng rng{delay_seed};
+      for (double& h : half) h += rng.uniform01() * max_delay_ms / 2.0;  // total: U[0,max)
+      break;
+    }
+  }
+  return half;
+}
+
+// ---- HOOK: edge(0.5), Fig. 9 line 12 -------------------------------------------------------
+// The progress monitor (paper Sec. 3, docs/prediction.md): with --pat monitor this rank has done
+// `fraction` of its computation; papcoll_monitor_edge() estimates the rest from the time since
+// papcoll_monitor_begin() (called after the barriers) and the monitor's thread exchanges the
+// estimate while the second sleep runs. It is called between the two sleeps; the second sleep
+// runs to an absolute deadline, so time spent here does not shift this rank's arrival.
+struct EdgeInfo {
+  double fraction;     // 0.5
+  double remaining_s;  // the second half of the emulated computation (not told to papcoll)
+  int iteration;       // negative during warm-up
+  const std::string* algorithm;
+  papcoll_monitor monitor;  // NULL unless --pat monitor
+};
+int edge_hook(const EdgeInfo& info) {
+  return info.monitor != nullptr ? papcoll_monitor_edge(info.monitor, info.fraction)
+                                 : PAPCOLL_SUCCESS;
+}
+// ---------------------------------------------------------------------------------------------
+
+// Mean absolute error (ms) between the pattern papcoll used and the injected one, both relative
+// to their earliest rank.
+double pattern_error_ms(const std::vector<double>& used_s, const std::vector<double>& injected_s) {
+  const double lo_u = *std::min_element(used_s.begin(), used_s.end());
+  const double lo_i = *std::min_element(injected_s.begin(), injected_s.end());
+  double sum = 0;
+  for (size_t i = 0; i < used_s.size(); ++i)
+    sum += std::abs((used_s[i] - lo_u) - (injected_s[i] - lo_i));
+  return sum / static_cast<double>(used_s.size()) * 1e3;
+}
+
+// One row of the tables: an algorithm run with one source of arrival patterns.
+struct Variant {
+  int algo;  // index into opt.algorithms
+  PatMode pat;
+};
+
+void sleep_until(std::chrono::steady_clock::time_point t) { std::this_thread::sleep_until(t); }
+
+std::vector<std::string> accepted_algorithms(const OpRunner& r) {
+  std::vector<std::string> names;
+  if (const char* list = papcoll_algorithms(r.collective))
+    for (const std::string& a : split_commas(list))
+      if (!a.empty()) names.push_back(a);
+  // "native" is the benchmark's own (MPI directly, never through papcoll); "auto" lets papcoll
+  // choose. Both may already be in papcoll's list.
+  for (const char* extra : {"auto", "native"})
+    if (std::find(names.begin(), names.end(), extra) == names.end()) names.push_back(extra);
+  return names;
+}
+
+std::string mpi_library_version() {
+  char buf[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(buf, &len);
+  std::string s(buf, static_cast<size_t>(std::max(len, 0)));
+  const auto nl = s.find_first_of("\r\n");
+  if (nl != std::string::npos) s.resize(nl);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\0')) s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Every rank parses the same argv with the same code (no MPI needed): all accept or all exit 2.
+  // Parsed first because --pat monitor decides the thread level MPI is initialised with.
+  BenchOptions opt;
+  const ParseResult parsed = parse_bench_options(argc, argv, opt);
+  int thread_level = MPI_THREAD_SINGLE;
+  if (parsed.kind == ParseResult::run && uses_monitor_thread(opt))
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &thread_level);
+  else
+    MPI_Init(&argc, &argv);
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  int rank = 0, p = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &p);
+  const double wall_start = MPI_Wtime();
+  auto finish = [](int code) {
+    MPI_Finalize();
+    return code;
+  };
+
+  if (parsed.kind == ParseResult::help) {
+    if (rank == 0) std::cout << kUsage;
+    return finish(0);
+  }
+  auto usage_error = [&](const std::string& msg) {
+    if (rank == 0)
+      std::cerr << "papcoll-bench: " << msg << "\n(papcoll-bench --help lists the options)\n";
+    return finish(2);
+  };
+  if (parsed.kind == ParseResult::error) return usage_error(parsed.message);
+  const OpRunner* runner = find_runner(opt.op);
+  if (!runner) {
+    std::string known;
+    for (const OpRunner& r : kOpRunners) known += (known.empty() ? "" : ", ") + std::string(r.name);
+    return usage_error("--op: unknown operation '" + opt.op + "' (known: " + known + ")");
+  }
+  if (opt.algorithms.empty()) opt.algorithms = split_commas(runner->default_algorithms);
+  if (std::string err = validate_algorithms(opt, accepted_algorithms(*runner)); !err.empty())
+    return usage_error(err);
+
+  // Fail before the sweep, not after it, if the JSON file cannot be written.
+  int json_ok = 1;
+  if (rank == 0 && !opt.json_path.empty()) {
+    std::ofstream probe(opt.json_path, std::ios::app);
+    json_ok = probe.good() ? 1 : 0;
+  }
+  MPI_Bcast(&json_ok, 1, MPI_INT, 0, comm);
+  if (!json_ok) return usage_error("--json: cannot write '" + opt.json_path + "'");
+
+  // The monitors: one per pattern source that needs one, for the whole run. The call-site key of
+  // the history predictor is the (configuration, variant): each row learns only from its own
+  // earlier iterations, never from another algorithm's run of the same iteration.
+  papcoll_monitor edge_monitor = nullptr, history_monitor = nullptr;
+  std::vector<PatMode> monitors_needed = opt.pats;
+  if (uses_monitor_thread(opt)) monitors_needed.push_back(PatMode::monitor);
+  for (PatMode m : monitors_needed) {
+    if (m != PatMode::monitor && m != PatMode::history) continue;
+    if (m == PatMode::monitor && edge_monitor != nullptr) continue;
+    papcoll_monitor_config mc;
+    papcoll_monitor_config_init(&mc);
+    mc.mode = m == PatMode::monitor ? PAPCOLL_MONITOR_EDGE : PAPCOLL_MONITOR_HISTORY;
+    mc.predictor = opt.predictor == Predictor::last  ? PAPCOLL_PREDICT_LAST
+                   : opt.predictor == Predictor::ema ? PAPCOLL_PREDICT_EMA
+                                                     : PAPCOLL_PREDICT_SMA;
+    mc.window = opt.window;
+    mc.ema_alpha = opt.ema_alpha;
+    mc.warmup_messages = opt.warmup_messages;
+    papcoll_monitor& mon = m == PatMode::monitor ? edge_monitor : history_monitor;
+    if (const int rc = papcoll_monitor_create_config(comm, &mc, &mon); rc != PAPCOLL_SUCCESS) {
+      if (rank == 0)
+        std::cerr << "papcoll-bench: --pat " << pat_mode_name(m) << ": "
+                  << papcoll_error_string(rc) << ": " << papcoll_last_error() << "\n";
+      return finish(1);
+    }
+  }
+  auto free_monitors = [&] {
+    if (edge_monitor != nullptr) papcoll_monitor_free(&edge_monitor);
+    if (history_monitor != nullptr) papcoll_monitor_free(&history_monitor);
+  };
+
+  RunInfo info;
+  info.opt = opt;
+  info.p = p;
+  info.mpi_library = mpi_library_version();
+  MPI_Query_thread(&thread_level);
+  info.thread_level = thread_level == MPI_THREAD_MULTIPLE     ? "MPI_THREAD_MULTIPLE"
+                      : thread_level == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED"
+                      : thread_level == MPI_THREAD_FUNNELED   ? "MPI_THREAD_FUNNELED"
+                                                              : "MPI_THREAD_SINGLE";
+  if (rank == 0) {
+    print_header(std::cout, info);
+    std::cout.flush();
+  }
+
+  const int n_alg = static_cast<int>(opt.algorithms.size());
+  std::vector<Variant> variants;
+  for (int a = 0; a < n_alg; ++a)
+    for (PatMode m : opt.pats) variants.push_back(Variant{a, m});
+  const int n_var = static_cast<int>(variants.size());
+  const int n_cfg = static_cast<int>(opt.sizes.size() * opt.max_delays_ms.size());
+  const bool progress = rank == 0 && !opt.quiet;
+  double last_progress = MPI_Wtime();
+  std::vector<ConfigResult> configs;
+  bool any_failure = false;
+  std::vector<double> all_elapsed(static_cast<size_t>(p));
+
+  int cfg_index = 0;
+  for (const long long count : opt.sizes) {
+    CaseParams cp;
+    cp.count = count;
+    cp.dtype = opt.dtype;
+    cp.comm = comm;
+    cp.rank = rank;
+    cp.p = p;
+    std::unique_ptr<OpCase> op_case;
+    int alloc_ok = 1;
+    try {
+      op_case = runner->make(cp);
+    } catch (const std::bad_alloc&) {
+      alloc_ok = 0;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &alloc_ok, 1, MPI_INT, MPI_MIN, comm);
+    if (!alloc_ok) {
+      if (rank == 0)
+        std::cerr << "papcoll-bench: cannot allocate the buffers for --size " << count
+                  << " on some rank\n";
+      free_monitors();
+      return finish(1);
+    }
+
+    for (const double max_delay : opt.max_delays_ms) {
+      ConfigResult cr;
+      cr.count = count;
+      cr.max_delay_ms = max_delay;
+      cr.algos.resize(static_cast<size_t>(n_var));
+      for (int a = 0; a < n_var; ++a) {
+        cr.algos[a].algorithm = opt.algorithms[variants[a].algo];
+        cr.algos[a].pat = variants[a].pat;
+        cr.algos[a].rank_sum_ms.assign(static_cast<size_t>(p), 0.0);
+      }
+      std::vector<bool> failed(static_cast<size_t>(n_var), false);
+      if (progress && n_cfg > 1 && MPI_Wtime() - last_progress > 2.0) {
+        std::fprintf(stderr, "papcoll-bench: [%d/%d] size=%s max-delay=%sms\n", cfg_index + 1,
+                     n_cfg, format_count(count).c_str(), format_ms(max_delay).c_str());
+        last_progress = MPI_Wtime();
+      }
+
+      std::vector<double> arrivals(static_cast<size_t>(p)), used(static_cast<size_t>(p));
+
+      const int total_iters = opt.warmup + opt.iters;
+      for (int step = 0; step < total_iters; ++step) {
+        const int iteration = step - opt.warmup;  // negative: warm-up, discarded
+        op_case->generate(stream_seed(opt.seed, kPurposeData, static_cast<std::uint64_t>(rank),
+                                      static_cast<std::uint64_t>(cfg_index),
+                                      static_cast<std::uint64_t>(step)));
+        const std::vector<double> half = half_times_ms(
+            opt, max_delay, p,
+            stream_seed(opt.seed, kPurposeDelay, static_cast<std::uint64_t>(cfg_index),
+                        static_cast<std::uint64_t>(step)));
+        // The oracle arrival pattern: each rank's total emulated computation, in seconds.
+        for (int r = 0; r < p; ++r) arrivals[r] = 2.0 * half[r] / 1000.0;
+        const auto my_half = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+            std::chrono::duration<double, std::milli>(half[rank]));
+
+        for (int k = 0; k < n_var; ++k) {
+          const int a = (k + step) % n_var;  // rotate which variant goes first
+          if (failed[a]) continue;           // identical on all ranks (set from an allreduce)
+          const std::string& alg = opt.algorithms[variants[a].algo];
+          const PatMode pat = variants[a].pat;
+          // "native" is MPI_Allreduce called directly: papcoll (and its monitor) is not involved.
+          const bool through_papcoll = alg != "native";
+          papcoll_options popt;
+          papcoll_options_init(&popt);
+          popt.blocks = opt.blocks;
+          popt.algorithm = alg.c_str();
+          if (pat == PatMode::oracle) {
+            popt.arrivals = arrivals.data();
+            popt.arrivals_agreed = 1;
+          }
+          // --oracle-with-monitor: the monitor thread runs (begin, edge, exchange) but the
+          // oracle's arrivals take precedence, so its side effects hit oracle runs as well.
+          const bool edge_mode =
+              pat == PatMode::monitor || (pat == PatMode::oracle && opt.oracle_with_monitor);
+          papcoll_monitor mon = nullptr;
+          if (through_papcoll && edge_mode) mon = edge_monitor;
+          if (through_papcoll && pat == PatMode::history) mon = history_monitor;
+          popt.monitor = mon;
+          popt.monitor_site = cfg_index * n_var + a;
+          op_case->reset_output();
+
+          MPI_Barrier(comm);
+          MPI_Barrier(comm);
+          // Fig. 9: the computation phase starts after the barriers (begin), edge(0.5) between
+          // the two sleeps. Only the edge mode uses them; history needs nothing from the program.
+          if (mon != nullptr && edge_mode) papcoll_monitor_begin(mon);
+          const auto start = std::chrono::steady_clock::now();
+          sleep_until(start + my_half);
+          const int edge_rc =
+              edge_hook(EdgeInfo{0.5, half[rank] / 1000.0, iteration, &alg,
+                                 edge_mode ? mon : nullptr});
+          sleep_until(start + 2 * my_half);
+
+          const double t0 = MPI_Wtime();
+          int rc = op_case->run(alg, &popt);
+          const double t1 = MPI_Wtime();
+          if (rc == PAPCOLL_SUCCESS && edge_rc != PAPCOLL_SUCCESS) rc = edge_rc;
+
+          // The pattern papcoll ran with: the oracle's, the monitor's agreed one, or none (all
+          // equal). Identical on every rank, so rank 0's error is everyone's.
+          bool have_pattern = through_papcoll;
+          int source = PAPCOLL_PATTERN_NONE;
+          if (pat == PatMode::oracle) used = arrivals;
+          else std::fill(used.begin(), used.end(), 0.0);
+          if (mon != nullptr && pat != PatMode::oracle &&
+              papcoll_monitor_pattern(mon, used.data(), p, &source) != 0)
+            have_pattern = false;
+          const bool ok = rc == PAPCOLL_SUCCESS && op_case->check();
+          if (rc != PAPCOLL_SUCCESS) {
+            const std::string msg = papcoll_last_error();
+            std::fprintf(stderr, "papcoll-bench: rank %d: %s algorithm '%s' failed: %s: %s\n",
+                         rank, opt.op.c_str(), alg.c_str(), papcoll_error_string(rc),
+                         msg.c_str());
+            if (rank == 0 && cr.algos[a].error_message.empty())
+              cr.algos[a].error_message = std::string(papcoll_error_string(rc)) + ": " + msg;
+          }
+          const double elapsed = t1 - t0;
+          MPI_Allgather(&elapsed, 1, MPI_DOUBLE, all_elapsed.data(), 1, MPI_DOUBLE, comm);
+          int flags = (rc != PAPCOLL_SUCCESS ? 2 : 0) | (rc == PAPCOLL_SUCCESS && !ok ? 1 : 0);
+          MPI_Allreduce(MPI_IN_PLACE, &flags, 1, MPI_INT, MPI_BOR, comm);
+
+          AlgoResult& res = cr.algos[a];
+          if (flags & 2) {
+            ++res.error_iterations;
+            failed[a] = true;
+            if (res.error_message.empty()) res.error_message = "failed on another rank (see stderr)";
+            continue;
+          }
+          if (flags & 1) ++res.incorrect_iterations;
+          if (iteration >= 0 && have_pattern) {
+            res.pred_err_ms.push_back(pattern_error_ms(used, arrivals));
+            if (mon != nullptr && pat != PatMode::oracle && source >= 0 && source < 3)
+              ++res.source_counts[source];
+          }
+          if (iteration >= 0) {
+            double sum = 0;
+            for (int r = 0; r < p; ++r) {
+              sum += all_elapsed[r];
+              res.rank_sum_ms[r] += all_elapsed[r] * 1e3;
+            }
+            res.samples_ms.push_back(sum / p * 1e3);
+          }
+        }
+
+        if (progress && MPI_Wtime() - last_progress > 2.0) {
+          std::fprintf(stderr,
+                       "papcoll-bench: [%d/%d] size=%s max-delay=%sms: iteration %d/%d "
+                       "(with %d warm-up), %.0f s\n",
+                       cfg_index + 1, n_cfg, format_count(count).c_str(),
+                       format_ms(max_delay).c_str(), step + 1, total_iters, opt.warmup,
+                       MPI_Wtime() - wall_start);
+          last_progress = MPI_Wtime();
+        }
+      }
+
+      for (const AlgoResult& r : cr.algos) any_failure = any_failure || !r.correct();
+      if (rank == 0) {
+        print_table(std::cout, info, cr);
+        std::cout.flush();
+      }
+      configs.push_back(std::move(cr));
+      ++cfg_index;
+    }
+  }
+
+  info.wall_s = MPI_Wtime() - wall_start;
+  int code = any_failure ? 1 : 0;
+  if (rank == 0) {
+    std::cout << "\n# wall time " << format_ms(info.wall_s) << " s"
+              << (any_failure ? "; SOME RESULTS INCORRECT OR FAILED" : "") << "\n";
+    if (!opt.json_path.empty()) {
+      std::ofstream out(opt.json_path, std::ios::trunc);
+      write_json(out, info, configs);
+      out.close();
+      if (!out) {
+        std::cerr << "papcoll-bench: writing '" << opt.json_path << "' failed\n";
+        code = 1;
+      }
+    }
+  }
+  MPI_Bcast(&code, 1, MPI_INT, 0, comm);
+  free_monitors();
+  return finish(code);
+}

@@ -12,10 +12,11 @@ namespace papcoll_bench {
 const char* const kUsage =
     "usage: mpirun ... papcoll-bench [options]\n"
     "Imbalanced-arrival benchmark of Proficz (allreduce-slt-prr, Fig. 9).\n"
-    "  --op allreduce          collective to measure (default allreduce)\n"
+    "  --op allreduce|reduce   collective to measure (default allreduce; reduce: to rank 0)\n"
     "  --algo A,B,...          algorithms: any name papcoll accepts for the op, plus 'native'\n"
-    "                          (MPI_Allreduce directly); default\n"
+    "                          (MPI_Allreduce / MPI_Reduce directly); default\n"
     "                          ring,rabenseifner,recursive-doubling,linear,slt,prr,native\n"
+    "                          (reduce: clairvoyant,binomial,rabenseifner,radix-k,ring,native)\n"
     "  --size N[,N...]         elements per rank; suffix K/M/G = 1024^1/2/3 (default 1M)\n"
     "  --dtype float|double|int|long   element type (default float); the op is MPI_SUM\n"
     "  --iters N               measured iterations (default 32)\n"
@@ -23,8 +24,19 @@ const char* const kUsage =
     "  --mode none|one-late|rand-late  delay mode (default one-late)\n"
     "  --max-delay MS[,MS...]  maximal delay in ms (default 20)\n"
     "  --compute-ms MS         base of the emulated computation (paper: 100; default 10)\n"
-    "  --pat oracle|none       pass the injected arrival times to papcoll, or none\n"
-    "                          (default oracle)\n"
+    "  --pat P[,P...]          arrival pattern papcoll gets (default oracle): oracle (the\n"
+    "                          injected times), monitor (progress-monitor thread, begin +\n"
+    "                          edge(0.5) as in Fig. 9; needs MPI_THREAD_MULTIPLE), history\n"
+    "                          (predicted from earlier iterations, no thread), none. A list\n"
+    "                          runs every algorithm with each, interleaved\n"
+    "  --predictor last|sma|ema   history predictor (default sma)\n"
+    "  --window K              SMA window (default 4)\n"
+    "  --ema-alpha A           EMA weight of the newest pattern, (0,1] (default 0.5)\n"
+    "  --warmup-messages N     monitor: warm-up messages to each ring neighbour after the\n"
+    "                          exchange, 0..64 (default 1)\n"
+    "  --oracle-with-monitor   oracle runs also run the monitor (begin, edge, its thread) with\n"
+    "                          the oracle's pattern taking precedence: separates the monitor's\n"
+    "                          side effects from its prediction\n"
     "  --blocks B              blocks per buffer, 0 = algorithm default (default 0)\n"
     "  --seed S                seed of the data and of the shared random delays (default 1)\n"
     "  --json FILE             also write the results as JSON to FILE (rank 0)\n"
@@ -83,7 +95,37 @@ const char* delay_mode_name(DelayMode m) {
   return "?";
 }
 
-const char* pat_mode_name(PatMode m) { return m == PatMode::oracle ? "oracle" : "none"; }
+const char* pat_mode_name(PatMode m) {
+  switch (m) {
+    case PatMode::oracle: return "oracle";
+    case PatMode::monitor: return "monitor";
+    case PatMode::history: return "history";
+    case PatMode::none: return "none";
+  }
+  return "?";
+}
+
+const char* predictor_name(Predictor p) {
+  switch (p) {
+    case Predictor::last: return "last";
+    case Predictor::sma: return "sma";
+    case Predictor::ema: return "ema";
+  }
+  return "?";
+}
+
+std::string pats_label(const std::vector<PatMode>& pats) {
+  std::string s;
+  for (PatMode m : pats) s += (s.empty() ? "" : ",") + std::string(pat_mode_name(m));
+  return s;
+}
+
+bool uses_monitor_thread(const BenchOptions& opt) {
+  const auto has = [&](PatMode m) {
+    return std::find(opt.pats.begin(), opt.pats.end(), m) != opt.pats.end();
+  };
+  return has(PatMode::monitor) || (opt.oracle_with_monitor && has(PatMode::oracle));
+}
 
 const char* dtype_name(Dtype d) {
   switch (d) {
@@ -130,13 +172,17 @@ ParseResult parse_bench_options(int argc, const char* const* argv, BenchOptions&
   auto fail = [](std::string msg) { return ParseResult{ParseResult::error, std::move(msg)}; };
   static const char* const kWithValue[] = {
       "--op", "--algo", "--size", "--dtype", "--iters", "--warmup", "--mode", "--max-delay",
-      "--compute-ms", "--pat", "--blocks", "--seed", "--json"};
-  std::vector<std::string> seen;
+      "--compute-ms", "--pat", "--blocks", "--seed", "--json", "--predictor", "--window",
+      "--ema-alpha", "--warmup-messages"};
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
     if (flag == "--help" || flag == "-h") return ParseResult{ParseResult::help, ""};
     if (flag == "--quiet") {
       out.quiet = true;
+      continue;
+    }
+    if (flag == "--oracle-with-monitor") {
+      out.oracle_with_monitor = true;
       continue;
     }
     std::string value;
@@ -158,14 +204,12 @@ ParseResult parse_bench_options(int argc, const char* const* argv, BenchOptions&
       if (i + 1 >= argc) return fail("option " + flag + " needs a value");
       value = argv[++i];
     }
-    if (std::find(seen.begin(), seen.end(), flag) != seen.end())
-      return fail("option " + flag + " given twice (use a comma list for a sweep)");
-    seen.push_back(flag);
+    // A repeated option overrides the earlier one (scripts append their caller's options).
 
     long long n = 0;
     if (flag == "--op") {
-      if (value != "allreduce") return fail("--op: unknown operation '" + value + "' (known: allreduce)");
-      out.op = value;
+      if (value.empty()) return fail("--op needs a value");
+      out.op = value;  // checked against the table of op runners by main
     } else if (flag == "--algo") {
       out.algorithms.clear();
       for (const std::string& a : split_commas(value)) {
@@ -213,9 +257,36 @@ ParseResult parse_bench_options(int argc, const char* const* argv, BenchOptions&
       if (!parse_ms(value, &out.compute_ms))
         return fail("--compute-ms: '" + value + "' is not a number of milliseconds >= 0");
     } else if (flag == "--pat") {
-      if (value == "oracle") out.pat = PatMode::oracle;
-      else if (value == "none") out.pat = PatMode::none;
-      else return fail("--pat: '" + value + "' is not one of oracle, none");
+      out.pats.clear();
+      for (const std::string& v : split_commas(value)) {
+        PatMode m;
+        if (v == "oracle") m = PatMode::oracle;
+        else if (v == "monitor") m = PatMode::monitor;
+        else if (v == "history") m = PatMode::history;
+        else if (v == "none") m = PatMode::none;
+        else return fail("--pat: '" + v + "' is not one of oracle, monitor, history, none");
+        if (std::find(out.pats.begin(), out.pats.end(), m) != out.pats.end())
+          return fail("--pat: '" + v + "' listed twice");
+        out.pats.push_back(m);
+      }
+    } else if (flag == "--predictor") {
+      if (value == "last") out.predictor = Predictor::last;
+      else if (value == "sma") out.predictor = Predictor::sma;
+      else if (value == "ema") out.predictor = Predictor::ema;
+      else return fail("--predictor: '" + value + "' is not one of last, sma, ema");
+    } else if (flag == "--window") {
+      if (!parse_int(value, 1, 1024, &n))
+        return fail("--window: '" + value + "' is not an integer in 1..1024");
+      out.window = static_cast<int>(n);
+    } else if (flag == "--warmup-messages") {
+      if (!parse_int(value, 0, 64, &n))
+        return fail("--warmup-messages: '" + value + "' is not an integer in 0..64");
+      out.warmup_messages = static_cast<int>(n);
+    } else if (flag == "--ema-alpha") {
+      double a = 0;
+      if (!parse_ms(value, &a) || !(a > 0 && a <= 1))
+        return fail("--ema-alpha: '" + value + "' is not a number in (0, 1]");
+      out.ema_alpha = a;
     } else if (flag == "--blocks") {
       if (!parse_int(value, 0, INT_MAX, &n))
         return fail("--blocks: '" + value + "' is not an integer >= 0");

@@ -10,11 +10,15 @@
 namespace papcoll_bench {
 
 enum class DelayMode { none, one_late, rand_late };
-enum class PatMode { oracle, none };
+// Where papcoll gets the arrival pattern from: the injected delays (oracle), the progress
+// monitor's edge() exchange (monitor), the monitor's history predictor (history), nowhere (none).
+enum class PatMode { oracle, monitor, history, none };
+enum class Predictor { last, sma, ema };  // --predictor, for history (and monitor's fallback)
 enum class Dtype { float32, float64, int32, int64 };  // --dtype float|double|int|long
 
 const char* delay_mode_name(DelayMode m);
 const char* pat_mode_name(PatMode m);
+const char* predictor_name(Predictor p);
 const char* dtype_name(Dtype d);
 int dtype_size(Dtype d);
 bool dtype_is_float(Dtype d);
@@ -29,7 +33,12 @@ struct BenchOptions {
   DelayMode mode = DelayMode::one_late;
   std::vector<double> max_delays_ms{20.0};
   double compute_ms = 10.0;  // the paper's "+100 ms" base of the emulated computation
-  PatMode pat = PatMode::oracle;
+  std::vector<PatMode> pats{PatMode::oracle};  // a list runs every algorithm with each, interleaved
+  Predictor predictor = Predictor::sma;
+  int window = 4;          // SMA window
+  double ema_alpha = 0.5;  // EMA weight of the newest pattern
+  int warmup_messages = 1; // monitor: warm-up messages per ring neighbour after the exchange
+  bool oracle_with_monitor = false;  // oracle runs also run the edge monitor (its pattern unused)
   int blocks = 0;  // 0: algorithm default
   std::uint64_t seed = 1;
   std::string json_path;  // empty: no JSON
@@ -48,6 +57,10 @@ ParseResult parse_bench_options(int argc, const char* const* argv, BenchOptions&
 // Checks the chosen algorithm names against the names accepted for the op (`accepted`, e.g.
 // papcoll_algorithms() plus "native" and "auto"). Returns "" or an error message.
 std::string validate_algorithms(const BenchOptions& opt, const std::vector<std::string>& accepted);
+
+// "oracle,monitor" for the list.
+std::string pats_label(const std::vector<PatMode>& pats);
+bool uses_monitor_thread(const BenchOptions& opt);  // --pat monitor or --oracle-with-monitor
 
 // "1M" for 1048576, "128K", "3G", else the plain number.
 std::string format_count(long long n);

@@ -31,8 +31,14 @@ const AlgoResult* ConfigResult::find(const std::string& name) const {
   return nullptr;
 }
 
+const AlgoResult* ConfigResult::ring_for(const AlgoResult& a) const {
+  for (const AlgoResult& r : algos)
+    if (r.algorithm == "ring" && r.pat == a.pat) return &r;
+  return find("ring");
+}
+
 double ConfigResult::speedup_vs_ring(const AlgoResult& a) const {
-  const AlgoResult* ring = find("ring");
+  const AlgoResult* ring = ring_for(a);
   if (!ring || ring->samples_ms.empty() || a.samples_ms.empty()) return -1;
   const double alg_mean = summarize(a.samples_ms).mean;
   if (!(alg_mean > 0)) return -1;
@@ -79,15 +85,28 @@ void print_header(std::ostream& os, const RunInfo& info) {
   const BenchOptions& o = info.opt;
   os << "# papcoll-bench op=" << o.op << " p=" << info.p << " size=" << sizes_label(o.sizes)
      << " dtype=" << dtype_name(o.dtype) << " mode=" << delay_mode_name(o.mode)
-     << " max-delay=" << delays_label(o.max_delays_ms) << "ms pat=" << pat_mode_name(o.pat)
+     << " max-delay=" << delays_label(o.max_delays_ms) << "ms pat=" << pats_label(o.pats)
      << " iters=" << o.iters << " warmup=" << o.warmup
      << " compute=" << format_ms(o.compute_ms) << "ms blocks="
      << (o.blocks > 0 ? std::to_string(o.blocks) : std::string("default")) << " seed=" << o.seed
      << "\n"
-     << "# algorithms: " << join(o.algorithms) << "\n"
+     << "# algorithms: " << join(o.algorithms) << "; MPI thread level "
+     << info.thread_level << "\n"
      << "# interleaved: every iteration runs each algorithm in turn, each after its own barriers\n"
      << "#   and emulated computation (first algorithm rotates), so machine noise hits all alike\n"
      << "# elapsed = own arrival to own completion, averaged over ranks, then over iterations\n";
+  bool history = false, monitor = false;
+  for (PatMode m : o.pats) {
+    history = history || m == PatMode::history;
+    monitor = monitor || m == PatMode::monitor;
+  }
+  if (o.oracle_with_monitor)
+    os << "# oracle runs also run the edge monitor (its pattern unused): --oracle-with-monitor\n";
+  if (history || monitor)
+    os << "# predictor=" << predictor_name(o.predictor) << " window=" << o.window
+       << " ema-alpha=" << format_ms(o.ema_alpha) << " warmup-messages=" << o.warmup_messages
+       << "\n";
+  os << "# pred_err = mean |predicted - injected| arrival relative to the earliest rank, ms\n";
 }
 
 void print_table(std::ostream& os, const RunInfo& info, const ConfigResult& c) {
@@ -95,22 +114,26 @@ void print_table(std::ostream& os, const RunInfo& info, const ConfigResult& c) {
   os << "\n## size=" << format_count(c.count) << " (" << c.count << " " << dtype_name(info.opt.dtype)
      << ", " << bytes_label(bytes) << ") max-delay=" << format_ms(c.max_delay_ms) << "ms\n";
   char line[256];
-  std::snprintf(line, sizeof line, "%-20s %10s %10s %10s %8s  %s\n", "algorithm", "mean_ms",
-                "stddev_ms", "median_ms", "speedup", "correct");
+  std::snprintf(line, sizeof line, "%-20s %-8s %10s %10s %10s %8s %11s  %s\n", "algorithm",
+                "pat", "mean_ms", "stddev_ms", "median_ms", "speedup", "pred_err_ms", "correct");
   os << line;
   for (const AlgoResult& a : c.algos) {
     const Stats s = summarize(a.samples_ms);
     const double sp = c.speedup_vs_ring(a);
-    char speed[32];
+    char speed[32], err[32];
     if (sp > 0) std::snprintf(speed, sizeof speed, "%.3f", sp);
     else std::snprintf(speed, sizeof speed, "-");
+    if (!a.pred_err_ms.empty())
+      std::snprintf(err, sizeof err, "%.3f", summarize(a.pred_err_ms).mean);
+    else std::snprintf(err, sizeof err, "-");
     const char* ok = a.error_iterations ? "ERROR" : (a.incorrect_iterations ? "no" : "yes");
     if (s.n > 0)
-      std::snprintf(line, sizeof line, "%-20s %10.3f %10.3f %10.3f %8s  %s\n",
-                    a.algorithm.c_str(), s.mean, s.stddev, s.median, speed, ok);
+      std::snprintf(line, sizeof line, "%-20s %-8s %10.3f %10.3f %10.3f %8s %11s  %s\n",
+                    a.algorithm.c_str(), pat_mode_name(a.pat), s.mean, s.stddev, s.median, speed,
+                    err, ok);
     else
-      std::snprintf(line, sizeof line, "%-20s %10s %10s %10s %8s  %s\n", a.algorithm.c_str(),
-                    "-", "-", "-", speed, ok);
+      std::snprintf(line, sizeof line, "%-20s %-8s %10s %10s %10s %8s %11s  %s\n",
+                    a.algorithm.c_str(), pat_mode_name(a.pat), "-", "-", "-", speed, err, ok);
     os << line;
   }
 }
@@ -132,10 +155,17 @@ void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigR
   w.key("max_delays_ms").begin_array();
   for (const double d : o.max_delays_ms) w.value(d);
   w.end_array();
-  w.field("compute_ms", o.compute_ms).field("pat", pat_mode_name(o.pat))
+  w.field("compute_ms", o.compute_ms).field("pat", pats_label(o.pats));
+  w.key("pats").begin_array();
+  for (PatMode m : o.pats) w.value(pat_mode_name(m));
+  w.end_array();
+  w.field("predictor", predictor_name(o.predictor)).field("window", o.window)
+      .field("ema_alpha", o.ema_alpha).field("warmup_messages", o.warmup_messages)
+      .field("oracle_with_monitor", o.oracle_with_monitor)
       .field("blocks", o.blocks).field("seed", static_cast<std::uint64_t>(o.seed))
       .field("iters", o.iters).field("warmup", o.warmup).field("interleaved", true)
-      .field("mpi_library", info.mpi_library).field("wall_s", info.wall_s);
+      .field("mpi_library", info.mpi_library).field("mpi_thread_level", info.thread_level)
+      .field("wall_s", info.wall_s);
   w.end_object();
   w.key("results").begin_array();
   for (const ConfigResult& c : configs) {
@@ -146,7 +176,7 @@ void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigR
           .field("count", c.count).field("dtype", dtype_name(o.dtype))
           .field("bytes", c.count * static_cast<long long>(dtype_size(o.dtype)))
           .field("mode", delay_mode_name(o.mode)).field("max_delay_ms", c.max_delay_ms)
-          .field("compute_ms", o.compute_ms).field("pat", pat_mode_name(o.pat))
+          .field("compute_ms", o.compute_ms).field("pat", pat_mode_name(a.pat))
           .field("blocks", o.blocks).field("seed", static_cast<std::uint64_t>(o.seed))
           .field("iters", o.iters).field("measured_iters", s.n);
       if (s.n > 0) {
@@ -165,6 +195,16 @@ void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigR
       w.key("error");
       if (a.error_message.empty()) w.null();
       else w.value(a.error_message);
+      w.key("prediction_error_ms");
+      if (a.pred_err_ms.empty()) w.null();
+      else w.value(summarize(a.pred_err_ms).mean);
+      w.key("prediction_error_max_ms");
+      if (a.pred_err_ms.empty()) w.null();
+      else w.value(summarize(a.pred_err_ms).max);
+      w.key("pattern_sources").begin_object();
+      w.field("none", a.source_counts[0]).field("edge", a.source_counts[1])
+          .field("history", a.source_counts[2]);
+      w.end_object();
       w.key("per_rank_mean_ms").begin_array();
       for (const double sum : a.rank_sum_ms) w.value(s.n > 0 ? sum / s.n : 0.0);
       w.end_array();

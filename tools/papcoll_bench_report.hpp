@@ -18,6 +18,11 @@ Stats summarize(const std::vector<double>& samples);
 // One algorithm in one (size, max delay) configuration.
 struct AlgoResult {
   std::string algorithm;
+  PatMode pat = PatMode::oracle;        // where papcoll got the arrival pattern from
+  // Per measured iteration: mean absolute error (ms) of the pattern papcoll used vs the injected
+  // one, both relative to their earliest rank. Empty when papcoll was not involved (native).
+  std::vector<double> pred_err_ms;
+  int source_counts[3] = {0, 0, 0};     // monitor patterns by source: none, edge, history
   std::vector<double> samples_ms;       // per measured iteration: average over ranks of elapsed
   std::vector<double> rank_sum_ms;      // per rank: sum over measured iterations of its elapsed
   int incorrect_iterations = 0;         // some rank's output differed from MPI_Allreduce's
@@ -31,6 +36,8 @@ struct ConfigResult {
   double max_delay_ms = 0;
   std::vector<AlgoResult> algos;
   const AlgoResult* find(const std::string& name) const;
+  // The ring row with a's pat (else the first ring row); nullptr without one.
+  const AlgoResult* ring_for(const AlgoResult& a) const;
   // ring mean / alg mean; negative when ring was not run or either has no samples.
   double speedup_vs_ring(const AlgoResult& a) const;
 };
@@ -39,6 +46,7 @@ struct RunInfo {
   BenchOptions opt;            // with the algorithm list filled in
   int p = 1;
   std::string mpi_library;     // MPI_Get_library_version, first line
+  std::string thread_level;    // what MPI provided (MPI_THREAD_MULTIPLE with --pat monitor)
   double wall_s = 0;
 };
 

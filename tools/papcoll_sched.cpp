@@ -1,4 +1,5 @@
 // papcoll-sched: print, verify and cost schedules without MPI. See docs/papcoll-sched.md.
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <iomanip>
@@ -10,9 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "schedule/circulant_check.hpp"
+#include "schedule/circulant_skips.hpp"
+#include "schedule/circulant_timing.hpp"
+#include "schedule/clairvoyant/bench.hpp"
+#include "schedule/clairvoyant/clairvoyant.hpp"
 #include "schedule/registry.hpp"
 #include "schedule/schedule_io.hpp"
 #include "verify/cost_model.hpp"
+#include "verify/port_check.hpp"
 #include "verify/verifier.hpp"
 
 using namespace papcoll;
@@ -23,11 +30,20 @@ const char* kUsage =
     "usage: papcoll-sched list\n"
     "       papcoll-sched show   ALGO --p P [--blocks B] [--root R] [--arrivals a0,a1,...]\n"
     "                            [--tau T] [--collective C] [--format json|text]\n"
-    "       papcoll-sched verify ALGO --p P|P1..P2 [--blocks B|B1..B2] [--root R]\n"
+    "                            [--round-time D] [--impl I]\n"
+    "       papcoll-sched verify ALGO --p P|P1..P2 [--blocks B|B1..B2] [--root R|all]\n"
     "                            [--arrivals ...] [--random-arrivals N] [--seed S]\n"
     "       papcoll-sched cost   ALGO --p P --bytes M --alpha A --beta B [--gamma G]\n"
     "                            [--blocks B] [--arrivals ...] [--tau T] [--format json|text]\n"
-    "ALGO may be 'all' for verify. Arrival times are seconds.\n";
+    "       papcoll-sched bench clairvoyant --p P|P1..P2 [--blocks N] [--dist uniform,skewed]\n"
+    "                            [--runs R] [--impl linear,pairing,segtree] [--seed S] [--json]\n"
+    "       papcoll-sched verify-circulant --from P1 --to P2 [--threads N] [--json]\n"
+    "       papcoll-sched bench circulant --from P1 --to P2 [--step S]\n"
+    "                            [--impl logp|reference|both] [--json]\n"
+    "ALGO may be 'all' for verify. Arrival times are seconds. --collective defaults to\n"
+    "allreduce, or to the only collective that has ALGO (e.g. clairvoyant: reduce).\n"
+    "--round-time D: Clairvoyant's round time in seconds (default: the Hockney time of one\n"
+    "block); --impl: clairvoyant's implementation, linear|pairing|segtree (same schedule).\n";
 
 [[noreturn]] void usage_error(const std::string& why) {
   std::cerr << "papcoll-sched: " << why << "\n" << kUsage;
@@ -89,7 +105,8 @@ struct Args {
 Args parse_args(int argc, char** argv) {
   static const char* known[] = {"--p", "--blocks", "--root", "--arrivals", "--tau",
                                 "--collective", "--format", "--bytes", "--alpha", "--beta",
-                                "--gamma", "--random-arrivals", "--seed"};
+                                "--gamma", "--random-arrivals", "--seed", "--round-time",
+                                "--impl"};
   Args a;
   if (argc < 2) usage_error("missing command");
   a.command = argv[1];
@@ -118,11 +135,24 @@ Args parse_args(int argc, char** argv) {
   return a;
 }
 
+// --collective, else allreduce when it has the algorithm, else the one collective that has it
+// (clairvoyant, radix-k: reduce). A name several others share needs --collective.
 Collective collective_of(const Args& a) {
   Collective c = Collective::allreduce;
-  if (a.has("--collective") && !parse_collective(a.get("--collective"), &c))
-    usage_error("unknown collective '" + a.get("--collective") + "'");
-  return c;
+  if (a.has("--collective")) {
+    if (!parse_collective(a.get("--collective"), &c))
+      usage_error("unknown collective '" + a.get("--collective") + "'");
+    return c;
+  }
+  if (a.algo == "all" || find_algorithm(Collective::allreduce, a.algo)) return c;
+  int found = 0;
+  for (const AlgorithmInfo& x : all_algorithms())
+    if (a.algo == x.name && (found == 0 || x.collective != c)) {
+      c = x.collective;
+      ++found;
+    }
+  if (found > 1) usage_error("'" + a.algo + "' exists for several collectives: give --collective");
+  return found ? c : Collective::allreduce;
 }
 
 const AlgorithmInfo& algorithm_of(const Args& a, Collective c) {
@@ -141,7 +171,9 @@ GeneratorInput input_of(const Args& a, const AlgorithmInfo& info, int p, int blo
   GeneratorInput in;
   in.p = p;
   in.blocks = blocks > 0 ? blocks : info.default_blocks(p);
-  in.root = a.has("--root") ? parse_range("--root", a.get("--root")).lo : -1;
+  in.root = a.has("--root") && a.get("--root") != "all" ? parse_range("--root", a.get("--root")).lo
+                                                          : -1;
+  if (in.root >= p) usage_error("--root must be below p=" + std::to_string(p));
   if (a.has("--arrivals")) {
     in.arrivals = parse_list("--arrivals", a.get("--arrivals"));
     if (static_cast<int>(in.arrivals.size()) != p)
@@ -155,6 +187,18 @@ GeneratorInput input_of(const Args& a, const AlgorithmInfo& info, int p, int blo
   if (a.has("--bytes")) in.bytes = parse_double("--bytes", a.get("--bytes"));
   if (a.has("--tau")) {
     in.cost = CostParams{parse_double("--tau", a.get("--tau")), 0, 0};
+  }
+  if (a.has("--round-time")) {
+    in.round_time = parse_double("--round-time", a.get("--round-time"));
+    if (in.round_time <= 0) usage_error("--round-time must be positive");
+  }
+  if (a.has("--impl")) {
+    if (std::string(info.name) != "clairvoyant")
+      usage_error("--impl applies to clairvoyant only");
+    clairvoyant::Impl impl;
+    if (!clairvoyant::parse_impl(a.get("--impl"), &impl))
+      usage_error("--impl must be linear, pairing or segtree");
+    in.impl = a.get("--impl");
   }
   return in;
 }
@@ -194,26 +238,34 @@ int cmd_verify(const Args& a) {
                            ? parse_range("--random-arrivals", a.get("--random-arrivals")).lo
                            : 0;
   std::mt19937_64 rng(a.has("--seed") ? std::stoull(a.get("--seed")) : 1);
+  const bool all_roots = a.get("--root") == "all";
   long checked = 0;
   for (const AlgorithmInfo* info : algos)
     for (int p = pr.lo; p <= pr.hi; ++p)
-      for (int b = br.lo; b <= br.hi; ++b) {
+      for (int b = br.lo; b <= br.hi; ++b)
+      for (int root = 0; root < (all_roots ? p : 1); ++root) {
         if (blocks_given && b < 1) usage_error("--blocks must be at least 1");
         for (int k = 0; k <= random_n; ++k) {
           GeneratorInput in = input_of(a, *info, p, b);
+          if (all_roots) in.root = root;
           if (k > 0) {  // random arrival pattern, in units of the algorithm's round time
-            const double tau = block_round_time(in);
+            const double tau = in.round_time > 0 ? in.round_time : block_round_time(in);
             std::uniform_real_distribution<double> d(0, 3.0 * p * tau);
             in.arrivals.assign(static_cast<size_t>(p), 0.0);
             for (double& x : in.arrivals) x = (rng() % 3 == 0) ? 0.0 : d(rng);
           } else if (!a.has("--arrivals")) {
             in.arrivals.clear();
           }
-          const VerifyResult v = verify_schedule(info->generate(in));
+          const Schedule s = info->generate(in);
+          VerifyResult v = verify_schedule(s);
+          // Clairvoyant promises more: one send and one receive per rank and round, and never a
+          // segment sent in the round it arrives (Sect. 4.2).
+          if (v.ok && std::string(info->name) == "clairvoyant") v = verify_single_port(s);
           ++checked;
           if (!v.ok) {
-            std::cerr << "FAIL " << info->name << " p=" << p << " blocks=" << in.blocks << ": "
-                      << v.error << '\n';
+            std::cerr << "FAIL " << info->name << " p=" << p << " blocks=" << in.blocks;
+            if (s.root >= 0) std::cerr << " root=" << s.root;
+            std::cerr << ": " << v.error << '\n';
             return 1;
           }
         }
@@ -263,13 +315,196 @@ int cmd_cost(const Args& a) {
   return 0;
 }
 
+// --- circulant broadcast schedules (docs/circulant.md) ---------------------------------------
+// `verify-circulant` and `bench circulant` take their own flags: --from, --to, --threads, --step,
+// --impl and the valueless --json.
+struct CirculantFlags {
+  int from = 0, to = 0, threads = 0, step = 1;
+  std::string impl = "both";
+  bool json = false;
+};
+
+CirculantFlags parse_circulant_flags(int argc, char** argv, int first) {
+  CirculantFlags f;
+  bool have_from = false, have_to = false;
+  for (int i = first; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--json") {
+      f.json = true;
+      continue;
+    }
+    if (i + 1 >= argc) usage_error("option " + flag + " needs a value");
+    const std::string v = argv[++i];
+    if (flag == "--impl") {
+      if (v != "logp" && v != "reference" && v != "both")
+        usage_error("--impl must be logp, reference or both");
+      f.impl = v;
+      continue;
+    }
+    const int x = parse_range(flag, v).lo;
+    if (flag == "--from") f.from = x, have_from = true;
+    else if (flag == "--to") f.to = x, have_to = true;
+    else if (flag == "--threads") f.threads = x;
+    else if (flag == "--step") f.step = x;
+    else usage_error("unknown option " + flag);
+  }
+  if (!have_from || !have_to) usage_error("needs --from and --to");
+  if (f.from < 1 || f.to < f.from || f.to > circulant::kMaxP)
+    usage_error("need 1 <= --from <= --to <= 2^29");
+  if (f.step < 1 || f.threads < 0) usage_error("--step must be >= 1, --threads >= 0");
+  return f;
+}
+
+int cmd_verify_circulant(int argc, char** argv) {
+  const CirculantFlags f = parse_circulant_flags(argc, argv, 2);
+  const auto t0 = std::chrono::steady_clock::now();
+  const circulant::CheckResult r = circulant::check_circulant_range(f.from, f.to, f.threads);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const circulant::CheckStats& st = r.stats;
+  const double mean_v = st.processors ? double(st.total_violations) / double(st.processors) : 0;
+  if (f.json) {
+    std::cout << "{\"ok\":" << (r.ok ? "true" : "false") << ",\"from\":" << f.from
+              << ",\"to\":" << f.to << ",\"p_checked\":" << st.p_checked
+              << ",\"processors\":" << st.processors << ",\"max_recursive_calls\":"
+              << st.max_calls << ",\"max_calls_p\":" << st.worst_calls_p
+              << ",\"max_violations\":" << st.max_violations
+              << ",\"max_violations_p\":" << st.worst_violations_p
+              << ",\"mean_violations\":" << mean_v << ",\"seconds\":" << secs;
+    if (!r.ok) std::cout << ",\"error\":\"" << r.error << '"';
+    std::cout << "}\n";
+  } else if (r.ok) {
+    std::cout << "ok: " << st.p_checked << " values of p in " << f.from << ".." << f.to << " ("
+              << st.processors << " processors) satisfy the four conditions\n"
+              << "max recursive calls " << st.max_calls << " (p=" << st.worst_calls_p << ")\n"
+              << "max send-schedule violations " << st.max_violations
+              << " (p=" << st.worst_violations_p << "), mean " << mean_v << " per processor\n"
+              << "seconds " << secs << '\n';
+  }
+  if (!r.ok) std::cerr << "FAIL " << r.error << '\n';
+  return r.ok ? 0 : 1;
+}
+
+int cmd_bench_circulant(int argc, char** argv) {
+  const CirculantFlags f = parse_circulant_flags(argc, argv, 3);
+  std::vector<circulant::TimingResult> res;
+  using circulant::SendImpl;
+  if (f.impl != "reference")
+    res.push_back(circulant::time_circulant(f.from, f.to, SendImpl::logp, f.step));
+  if (f.impl != "logp")
+    res.push_back(circulant::time_circulant(f.from, f.to, SendImpl::reference, f.step));
+  if (res.size() == 2 && res[0].checksum != res[1].checksum) {
+    std::cerr << "papcoll-sched: logp and reference send schedules differ\n";
+    return 1;
+  }
+  if (f.json) {
+    std::cout << "{\"results\":[";
+    for (size_t i = 0; i < res.size(); ++i)
+      std::cout << (i ? "," : "") << "{\"impl\":\"" << circulant::send_impl_name(res[i].impl)
+                << "\",\"from\":" << res[i].from << ",\"to\":" << res[i].to
+                << ",\"step\":" << res[i].step << ",\"p_count\":" << res[i].p_count
+                << ",\"processors\":" << res[i].processors << ",\"total_s\":" << res[i].total_s
+                << ",\"per_proc_us\":" << res[i].per_proc_us << '}';
+    std::cout << "]}\n";
+  } else {
+    std::cout << "impl       from      to   step  total_s  per_proc_us\n";
+    for (const circulant::TimingResult& t : res)
+      std::cout << std::left << std::setw(9) << circulant::send_impl_name(t.impl) << std::right
+                << std::setw(6) << t.from << std::setw(8) << t.to << std::setw(7) << t.step
+                << std::setw(9) << std::setprecision(4) << t.total_s << std::setw(13)
+                << t.per_proc_us << '\n';
+  }
+  return 0;
+}
+
+// --- Clairvoyant generator benchmark (docs/papcoll-sched.md, "bench clairvoyant") -----------
+// Flags: --p P or P1..P2 (the powers of two in the range: the grid of Table 1 of "Improving
+// Clairvoyant"), --blocks N (default N = P), --dist uniform|skewed (comma list), --runs R,
+// --impl (comma list), --seed S, and the valueless --json.
+int cmd_bench_clairvoyant(int argc, char** argv) {
+  std::vector<int> ps;
+  int blocks = 0, runs = 20;
+  uint64_t seed = 1;
+  bool json = false;
+  std::vector<clairvoyant::Dist> dists = {clairvoyant::Dist::uniform, clairvoyant::Dist::skewed};
+  std::vector<clairvoyant::Impl> impls = {clairvoyant::Impl::linear, clairvoyant::Impl::pairing,
+                                          clairvoyant::Impl::segtree};
+  auto split = [](const std::string& v) {
+    std::vector<std::string> out;
+    std::stringstream ss(v);
+    std::string item;
+    while (std::getline(ss, item, ',')) out.push_back(item);
+    return out;
+  };
+  for (int i = 3; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--json") {
+      json = true;
+      continue;
+    }
+    if (i + 1 >= argc) usage_error("option " + flag + " needs a value");
+    const std::string v = argv[++i];
+    if (flag == "--p") {
+      const Range r = parse_range(flag, v);
+      if (r.lo < 1) usage_error("--p must be at least 1");
+      if (r.lo == r.hi) ps = {r.lo};
+      else
+        for (int64_t q = 1; q <= r.hi; q *= 2)
+          if (q >= r.lo) ps.push_back(static_cast<int>(q));
+      if (ps.empty()) usage_error("--p " + v + " holds no power of two");
+    } else if (flag == "--blocks") {
+      blocks = parse_range(flag, v).lo;
+      if (blocks < 1) usage_error("--blocks must be at least 1");
+    } else if (flag == "--runs") {
+      runs = parse_range(flag, v).lo;
+      if (runs < 1) usage_error("--runs must be at least 1");
+    } else if (flag == "--seed") {
+      seed = static_cast<uint64_t>(parse_range(flag, v).lo);
+    } else if (flag == "--dist") {
+      dists.clear();
+      for (const std::string& d : split(v)) {
+        clairvoyant::Dist x;
+        if (!clairvoyant::parse_dist(d, &x)) usage_error("--dist takes uniform and/or skewed");
+        dists.push_back(x);
+      }
+    } else if (flag == "--impl") {
+      impls.clear();
+      for (const std::string& d : split(v)) {
+        clairvoyant::Impl x;
+        if (!clairvoyant::parse_impl(d, &x)) usage_error("--impl takes linear, pairing, segtree");
+        impls.push_back(x);
+      }
+    } else {
+      usage_error("unknown option " + flag);
+    }
+  }
+  if (ps.empty()) usage_error("bench clairvoyant needs --p");
+  if (dists.empty() || impls.empty()) usage_error("--dist and --impl need at least one value");
+  const clairvoyant::BenchResult r = clairvoyant::bench(ps, blocks, dists, impls, runs, seed);
+  std::cout << (json ? clairvoyant::bench_json(r) : clairvoyant::bench_text(r));
+  if (!r.identical) {
+    std::cerr << "papcoll-sched: implementations disagree: " << r.mismatch << '\n';
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "verify-circulant")
+    return cmd_verify_circulant(argc, argv);
+  if (argc >= 3 && std::string(argv[1]) == "bench" && std::string(argv[2]) == "circulant")
+    return cmd_bench_circulant(argc, argv);
+  if (argc >= 3 && std::string(argv[1]) == "bench" && std::string(argv[2]) == "clairvoyant")
+    return cmd_bench_clairvoyant(argc, argv);
   const Args a = parse_args(argc, argv);
-  if (a.command == "list") return cmd_list();
-  if (a.command == "show") return cmd_show(a);
-  if (a.command == "verify") return cmd_verify(a);
-  if (a.command == "cost") return cmd_cost(a);
+  try {
+    if (a.command == "list") return cmd_list();
+    if (a.command == "show") return cmd_show(a);
+    if (a.command == "verify") return cmd_verify(a);
+    if (a.command == "cost") return cmd_cost(a);
+  } catch (const std::invalid_argument& e) {  // a generator refusing its input
+    usage_error(e.what());
+  }
   usage_error("unknown command '" + a.command + "'");
 }

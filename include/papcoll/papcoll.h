@@ -21,29 +21,144 @@ enum papcoll_error {
   PAPCOLL_ERR_OP = 3,           /* operation not supported by the algorithm (non-commutative) */
   PAPCOLL_ERR_ARRIVALS = 4,     /* arrival times of the wrong length or not finite */
   PAPCOLL_ERR_MPI = 5,          /* an MPI call failed; the message names it */
-  PAPCOLL_ERR_INTERNAL = 6      /* a generated schedule failed its own checks: a papcoll bug */
+  PAPCOLL_ERR_INTERNAL = 6,     /* a generated schedule failed its own checks: a papcoll bug */
+  PAPCOLL_ERR_THREAD = 7        /* the progress monitor's thread needs MPI_THREAD_MULTIPLE, which
+                                   the MPI library does not provide (see papcoll_monitor_create) */
 };
+
+/* A progress monitor (docs/prediction.md): predicts the arrival pattern of the collectives that
+ * name it in their options. Opaque; created and freed collectively over a communicator. */
+typedef struct papcoll_monitor_s *papcoll_monitor;
 
 /* Options of one collective call. Initialise with papcoll_options_init(); a NULL options pointer
  * means all defaults. */
 typedef struct papcoll_options {
   int version;              /* set by papcoll_options_init */
-  const char *algorithm;    /* NULL or "auto": let papcoll choose; else e.g. "ring", "prr" */
+  const char *algorithm;    /* NULL or "auto": let papcoll choose; "native": the MPI library's
+                               own collective; else e.g. "ring", "prr" */
   int blocks;               /* number of blocks the buffer is split into; 0: algorithm default */
   const double *arrivals;   /* NULL, or comm-size arrival times in seconds (any common origin) */
   int arrivals_agreed;      /* 1: the caller guarantees `arrivals` is bit-identical on every
                                rank; 0: papcoll makes it so by taking rank 0's vector */
   double alpha, beta, gamma;/* Hockney parameters (s, s/byte, s/byte); 0 or less: defaults */
+  int arrivals_count;       /* entries in `arrivals`, checked against the comm size (with
+                               arrivals_agreed == 0, rank 0's is what counts); 0: not checked */
+  papcoll_monitor monitor;  /* NULL, or a monitor created on this communicator: the call takes
+                               its agreed arrival pattern (unless `arrivals` is given) */
+  int monitor_site;         /* call-site key of the monitor's history predictor: calls with the
+                               same key share one history; 0 (default): one history for all */
 } papcoll_options;
+/* Arrival times are read only by algorithms that use them ("auto", "slt", "prr", reduce's
+ * "clairvoyant"); others ignore them. `arrivals` must be NULL on every rank or on none, since
+ * with arrivals_agreed == 0 the non-NULL case is a broadcast. Not finite values or a wrong
+ * arrivals_count give PAPCOLL_ERR_ARRIVALS on every rank. */
 
 void papcoll_options_init(papcoll_options *opt);
 
 /* Like MPI_Allreduce. Supports MPI_IN_PLACE, count 0, every predefined datatype and op (and
  * user ops on contiguous types); algorithms that reorder the reduction refuse non-commutative ops
  * with PAPCOLL_ERR_OP unless the algorithm is "auto", which then uses MPI_Allreduce. The send
- * buffer is never written. */
+ * buffer is never written. Every rank must pass the same options (algorithm, blocks, Hockney
+ * parameters; arrivals too unless arrivals_agreed == 0): they determine the message pattern. The
+ * first call on a communicator duplicates it (collectively); the duplicate is freed with it. */
 int papcoll_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                       MPI_Op op, MPI_Comm comm, const papcoll_options *opt);
+
+/* Like MPI_Reduce: the result lands in recvbuf at `root` only; recvbuf is not used (and may be
+ * NULL) at the other ranks. MPI_IN_PLACE as sendbuf is allowed at the root only (PAPCOLL_ERR_ARG
+ * elsewhere); a root outside [0, comm size) gives PAPCOLL_ERR_ARG. Datatypes, ops, count 0, the
+ * non-commutative rule and the options are as for papcoll_allreduce; every rank must pass the
+ * same root. Algorithms: papcoll_algorithms("reduce") ("clairvoyant" builds its schedule from the
+ * arrival times, with the round time of one block under the Hockney parameters); "auto" takes
+ * binomial without arrival times or when their spread is at most one whole-buffer message time,
+ * clairvoyant above that, and MPI_Reduce for non-commutative ops. The send buffer is never
+ * written; non-root ranks that combine partial results use memory papcoll keeps per
+ * communicator. */
+int papcoll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                   MPI_Op op, int root, MPI_Comm comm, const papcoll_options *opt);
+
+/* ---- Progress monitor and arrival-time prediction (docs/prediction.md) -------------------------
+ *
+ * Per iteration of an iterative program: papcoll_monitor_begin() when the computation starts,
+ * papcoll_monitor_edge(mon, f) when a known fraction f of it is done (the paper's edge(0.5)), then
+ * a collective whose options name the monitor. Every collective call with a monitor is one step of
+ * the monitor (all ranks must make the same calls in the same order, as for any collective) and
+ * runs with an arrival pattern that is bit-identical on every rank by construction:
+ *  - edge mode (the default; a background thread, needs MPI_THREAD_MULTIPLE): at edge() the thread
+ *    sends this rank's predicted arrival time (begin + elapsed / f) to the others while the
+ *    application computes, then warms up the connections the collective will use. A rank that did
+ *    not call edge() contributes its actual arrival at the collective's entry instead. The call
+ *    waits until every rank has contributed (so a rank that never calls edge only synchronises the
+ *    entry, never hangs), and sanitises the vector with one deterministic rule.
+ *  - history mode (no thread, any thread level): each call's measured entry times are exchanged
+ *    with nonblocking point-to-point messages and predict the next call's pattern per call site
+ *    (last value, simple or exponential moving average).
+ * Times are on a common clock: offsets to rank 0 are measured at creation (ping-pong). */
+
+enum papcoll_monitor_mode {
+  PAPCOLL_MONITOR_EDGE = 0,     /* background thread + edge() estimates; history as fallback */
+  PAPCOLL_MONITOR_HISTORY = 1   /* no thread: history prediction only; edge() is accepted and ignored */
+};
+enum papcoll_predictor {
+  PAPCOLL_PREDICT_LAST = 0,     /* the previous call's pattern */
+  PAPCOLL_PREDICT_SMA = 1,      /* mean of the last `window` patterns (default) */
+  PAPCOLL_PREDICT_EMA = 2       /* s = ema_alpha * pattern + (1 - ema_alpha) * s */
+};
+/* Where the pattern of the latest call came from (papcoll_monitor_pattern). */
+enum papcoll_pattern_source {
+  PAPCOLL_PATTERN_NONE = 0,     /* nothing usable: all ranks treated as arriving together */
+  PAPCOLL_PATTERN_EDGE = 1,     /* this iteration's exchanged estimates */
+  PAPCOLL_PATTERN_HISTORY = 2,  /* the history predictor of the call site */
+  PAPCOLL_PATTERN_USER = 3      /* the caller's options.arrivals (the monitor only observed) */
+};
+
+#define PAPCOLL_MONITOR_CONFIG_VERSION 1
+typedef struct papcoll_monitor_config {
+  int version;              /* set by papcoll_monitor_config_init */
+  int mode;                 /* enum papcoll_monitor_mode; default PAPCOLL_MONITOR_EDGE */
+  int predictor;            /* enum papcoll_predictor; default PAPCOLL_PREDICT_SMA */
+  int window;               /* SMA window, 1..1024; default 4 */
+  double ema_alpha;         /* EMA weight of the newest pattern, (0, 1]; default 0.5 */
+  int warmup_messages;      /* edge mode: small messages to each ring neighbour after the
+                               exchange, 0..64; default 1 */
+  int sync_samples;         /* ping-pongs per rank with rank 0 for the clock offsets, 1..1000;
+                               default 8 */
+  double horizon;           /* seconds: estimates farther than this from the latest contribution
+                               are treated as unknown; default 3600 */
+  int poll_us;              /* edge mode: the thread's polling interval while messages are in
+                               flight (backing off to 8x while nothing moves), microseconds,
+                               1..100000; default 100 */
+  double test_clock_offset; /* TESTING ONLY: seconds added to this rank's clock (emulates
+                               unsynchronised node clocks); default 0 */
+} papcoll_monitor_config;
+
+void papcoll_monitor_config_init(papcoll_monitor_config *cfg);
+
+/* Collective over `comm` (an intracommunicator). papcoll_monitor_create uses the defaults (edge
+ * mode): it returns PAPCOLL_ERR_THREAD on every rank if MPI_Query_thread is below
+ * MPI_THREAD_MULTIPLE on any rank; use mode PAPCOLL_MONITOR_HISTORY there. *mon is NULL after an
+ * error. */
+int papcoll_monitor_create(MPI_Comm comm, papcoll_monitor *mon);
+int papcoll_monitor_create_config(MPI_Comm comm, const papcoll_monitor_config *cfg,
+                                  papcoll_monitor *mon);
+/* The computation of this iteration starts now. Local, cheap. */
+int papcoll_monitor_begin(papcoll_monitor mon);
+/* `fraction` (0 < fraction <= 1) of this iteration's computation is done: the remaining time is
+ * estimated as elapsed since begin / fraction * (1 - fraction). Only the first edge() between two
+ * collectives counts; one without a begin() in the iteration is refused (PAPCOLL_ERR_ARG). Local:
+ * the exchange runs in the monitor's thread. */
+int papcoll_monitor_edge(papcoll_monitor mon, double fraction);
+/* The arrival pattern the latest collective with this monitor ran with, in seconds relative to the
+ * earliest rank (count entries; count must be the communicator size), and its source (enum
+ * papcoll_pattern_source; may be NULL). All zeros with PAPCOLL_PATTERN_NONE. Local. */
+int papcoll_monitor_pattern(papcoll_monitor mon, double *pattern, int count, int *source);
+/* Collective over the monitor's communicator: completes the exchanges in flight, stops the thread,
+ * frees the monitor's duplicate communicators and sets *mon to NULL. A monitor still alive at
+ * MPI_Finalize is shut down there (the handle must then only be freed). */
+int papcoll_monitor_free(papcoll_monitor *mon);
+/* TESTING ONLY: the next edge() on this rank contributes `remaining` seconds (any value: NaN,
+ * infinities, negative, huge) instead of its own estimate. */
+int papcoll_monitor_test_inject(papcoll_monitor mon, double remaining);
 
 /* Static description of an error code. */
 const char *papcoll_error_string(int code);
@@ -51,7 +166,8 @@ const char *papcoll_error_string(int code);
 const char *papcoll_last_error(void);
 
 /* Comma-separated names of the algorithms available for a collective ("allreduce", ...), or NULL
- * for an unknown collective. */
+ * for an unknown collective. The list ends with "native" (the MPI library's own collective) and
+ * "auto"; it is empty for a collective without any schedule algorithm. */
 const char *papcoll_algorithms(const char *collective);
 
 #ifdef __cplusplus

@@ -4,7 +4,10 @@
 #include <cmath>
 #include <numeric>
 
+#include "schedule/allgatherv_generators.hpp"
 #include "schedule/allreduce_generators.hpp"
+#include "schedule/bcast_generators.hpp"
+#include "schedule/reduce_generators.hpp"
 
 namespace papcoll {
 namespace {
@@ -25,6 +28,35 @@ const AlgorithmInfo kAlgorithms[] = {
      "sorted linear tree: the pipeline ordered by arrival time (Proficz, Fig. 5)"},
     {"prr", Collective::allreduce, prr_allreduce_schedule, blocks_p, true, true,
      "pre-reduced ring: ring ordered by arrival with pre-steps among early ranks (Proficz, Fig. 7)"},
+    // Reduce (issue #3; docs/algorithms.md "Reduce").
+    {"clairvoyant", Collective::reduce, clairvoyant_reduce_schedule, blocks_p, true, true,
+     "Clairvoyant: greedy segment exchange driven by known arrival times (Proficz & Ocetkiewicz "
+     "2021); implementations linear|pairing|segtree, same schedule"},
+    {"binomial", Collective::reduce, binomial_reduce_schedule, blocks_one, true, false,
+     "binomial tree, whole vector per message (MPICH binomial reduce)"},
+    {"rabenseifner", Collective::reduce, rabenseifner_reduce_schedule, blocks_p, true, false,
+     "recursive-halving reduce-scatter + binomial gather to the root, any p (Rabenseifner 2004)"},
+    {"radix-k", Collective::reduce, radix_k_reduce_schedule, blocks_p, true, false,
+     "radix-k reduce-scatter in groups of 2..8 + gather to the root (Peterka et al. 2009)"},
+    {"ring", Collective::reduce, ring_reduce_schedule, blocks_p, true, false,
+     "ring reduce-scatter + direct gather of the chunks to the root"},
+    {"linear", Collective::reduce, linear_reduce_schedule, blocks_one, true, false,
+     "flat: every rank sends its vector to the root, one per round"},
+    // Broadcast and allgather(v) (issue #5; docs/circulant.md).
+    {"circulant", Collective::bcast, circulant_bcast_schedule, blocks_p, false, false,
+     "round-optimal n-block broadcast on a circulant graph, n-1+ceil(log2 p) rounds (Traff 2023)"},
+    {"binomial", Collective::bcast, binomial_bcast_schedule, blocks_one, false, false,
+     "binomial tree; with B > 1 blocks pipelined down the tree (segmented binomial)"},
+    {"scatter-allgather", Collective::bcast, scatter_allgather_bcast_schedule, blocks_p, false,
+     false, "binomial scatter + ring allgather (van de Geijn, as in MPICH)"},
+    {"chain", Collective::bcast, chain_bcast_schedule, blocks_p, false, false,
+     "pipelined chain in rank order from the root, p-2+B rounds"},
+    {"circulant", Collective::allgatherv, circulant_allgatherv_schedule, blocks_p, false, false,
+     "all-to-all broadcast on a circulant graph, n-1+ceil(log2 p) rounds (Traff 2023, Alg. 2)"},
+    {"ring", Collective::allgatherv, ring_allgatherv_schedule, blocks_p, false, false,
+     "ring allgather, p-1 rounds"},
+    {"bruck", Collective::allgatherv, bruck_allgatherv_schedule, blocks_p, false, false,
+     "Bruck's concatenation allgather, ceil(log2 p) rounds, any p"},
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -26,6 +27,12 @@ struct GeneratorInput {
   std::vector<double> arrivals;  // seconds, one per rank; empty means all equal
   CostParams cost;
   double bytes = 0;  // size of the whole buffer, for algorithms that derive a round time from it
+  // Round time d in seconds for round-based arrival-aware generators (Clairvoyant reduce);
+  // <= 0 means block_round_time(*this).
+  double round_time = 0;
+  // Implementation choice for algorithms that have several interchangeable ones producing the same
+  // schedule (clairvoyant: "linear", "pairing", "segtree"); empty means the algorithm's default.
+  std::string impl;
 };
 
 // Time to transfer and reduce one block under the Hockney model: the paper's tau

@@ -57,5 +57,43 @@ for bad in (["show", "nope", "--p", "4"], ["show", "ring", "--p", "0"],
     p = run(*bad, expect=2)
     check("papcoll-sched:" in p.stderr, f"message for {bad}")
 
+# Reduce (issue #3): the collective is inferred for names only reduce has; every reduce generator
+# verifies for every root; Clairvoyant's implementations give the same schedule.
+s = json.loads(run("show", "clairvoyant", "--p", "4", "--blocks", "4", "--arrivals", "0,0,0,1.1",
+                   "--round-time", "1", "--root", "0", "--format", "json").stdout)
+check(s["collective"] == "reduce" and s["algorithm"] == "clairvoyant" and s["root"] == 0, "clv header")
+r0 = [op for st in s["ranks"][0]["steps"] for op in st["ops"]]
+check({"kind": "recv", "peer": 1, "blocks": [0], "combine": "reduce"} == r0[0], f"Sect. 4.2 example {r0[:2]}")
+shows = [run("show", "clairvoyant", "--p", "12", "--arrivals", ",".join(str(0.3 * i % 2) for i in range(12)),
+             "--round-time", "0.25", "--root", "5", "--impl", impl, "--format", "json").stdout
+         for impl in ("linear", "pairing", "segtree")]
+check(shows[0] == shows[1] == shows[2], "clairvoyant implementations agree")
+out = run("verify", "all", "--collective", "reduce", "--p", "1..12", "--root", "all",
+          "--random-arrivals", "2", "--blocks", "1..3").stdout
+check(out.startswith("ok: "), "verify all reduce, all roots")
+out = run("verify", "clairvoyant", "--p", "1..40", "--random-arrivals", "3", "--round-time", "1e-5").stdout
+check(out.startswith("ok: "), "verify clairvoyant")
+c = json.loads(run("cost", "clairvoyant", "--p", "4", "--blocks", "4", "--arrivals", "0,0,0,1.1",
+                   "--round-time", "1", "--alpha", "1", "--beta", "0", "--bytes", "4", "--format", "json").stdout)
+check(len(c["ranks"]) == 4 and c["ranks"][3]["arrival"] == 1.1, "clairvoyant cost")
+check({"clairvoyant", "radix-k", "binomial"} <= set(run("list").stdout.split()), "reduce in list")
+b = json.loads(run("bench", "clairvoyant", "--p", "4..16", "--runs", "2", "--json").stdout)
+check(len(b["results"]) == 3 * 3 * 2 and b["identical"] is True, "bench results")
+check(all({"impl", "p", "blocks", "dist", "runs", "mean_ms", "bits_per_pair"} <= set(x) for x in b["results"]),
+      "bench keys")
+check({"linear/segtree", "pairing/segtree"} <= set(b["ratios"][0]), "bench ratios")
+b = json.loads(run("bench", "clairvoyant", "--p", "32", "--blocks", "8", "--dist", "skewed", "--runs", "1",
+                   "--impl", "segtree", "--json").stdout)
+check([(x["impl"], x["p"], x["blocks"], x["dist"]) for x in b["results"]] == [("segtree", 32, 8, "skewed")],
+      "bench one cell")
+for bad in (["show", "clairvoyant", "--p", "4", "--impl", "fast"],
+            ["show", "clairvoyant", "--p", "4", "--root", "4"],
+            ["show", "clairvoyant", "--p", "4", "--round-time", "0"],
+            ["show", "ring", "--p", "4", "--impl", "linear"],
+            ["bench", "clairvoyant", "--runs", "2"],
+            ["bench", "clairvoyant", "--p", "8", "--dist", "normal"]):
+    p = run(*bad, expect=2)
+    check("papcoll-sched:" in p.stderr, f"message for {bad}")
+
 print("sched CLI: all checks passed" if not failures else f"sched CLI: {failures} failure(s)")
 sys.exit(1 if failures else 0)

@@ -1,0 +1,111 @@
+#include "executor/comm_context.hpp"
+
+#include <mutex>
+#include <set>
+
+namespace papcoll {
+
+std::shared_ptr<const RankSchedule> CommContext::cached_schedule(const AlgorithmInfo* algo,
+                                                                 int blocks, int root) {
+  for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+    if (it->collective != algo->collective || it->algo != algo || it->blocks != blocks ||
+        it->root != root)
+      continue;
+    entries_.splice(entries_.begin(), entries_, it);
+    return entries_.front().schedule;
+  }
+  return nullptr;
+}
+
+void CommContext::cache_schedule(const AlgorithmInfo* algo, int blocks,
+                                 std::shared_ptr<const RankSchedule> rs, int root) {
+  entries_.push_front(Entry{algo->collective, algo, blocks, root, std::move(rs)});
+  if (entries_.size() > kMaxEntries) entries_.pop_back();
+}
+
+namespace {
+
+std::mutex g_mutex;
+std::set<CommContext*> g_open;  // contexts whose duplicate has not been freed yet
+
+void free_duplicate(CommContext* ctx) {
+  if (ctx->comm != MPI_COMM_NULL) MPI_Comm_free(&ctx->comm);
+}
+
+int delete_context(MPI_Comm, int, void* attr, void*) {
+  auto* ctx = static_cast<CommContext*>(attr);
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_open.erase(ctx);
+  }
+  free_duplicate(ctx);
+  delete ctx;
+  return MPI_SUCCESS;
+}
+
+// MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI is still fully usable; those of
+// MPI_COMM_WORLD are deleted later (when freeing a communicator may no longer be allowed) or
+// never. So the duplicates are freed here, and delete_context then only releases memory.
+int finalize_hook(MPI_Comm, int, void*, void*) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  for (CommContext* ctx : g_open) free_duplicate(ctx);
+  g_open.clear();
+  return MPI_SUCCESS;
+}
+
+struct Keyvals {
+  int context = MPI_KEYVAL_INVALID;
+  MpiStatus status;
+};
+
+const Keyvals& keyvals() {
+  static const Keyvals k = [] {
+    Keyvals r;
+    int hook = MPI_KEYVAL_INVALID;
+    r.status = mpi_check(
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_context, &r.context, nullptr),
+        "MPI_Comm_create_keyval");
+    if (r.status.ok())
+      r.status = mpi_check(
+          MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_hook, &hook, nullptr),
+          "MPI_Comm_create_keyval");
+    if (r.status.ok())
+      r.status = mpi_check(MPI_Comm_set_attr(MPI_COMM_SELF, hook, nullptr), "MPI_Comm_set_attr");
+    return r;
+  }();
+  return k;
+}
+
+}  // namespace
+
+MpiStatus comm_context(MPI_Comm user_comm, CommContext** out) {
+  const Keyvals& kv = keyvals();
+  if (!kv.status.ok()) return kv.status;
+  void* value = nullptr;
+  int found = 0;
+  PAPCOLL_MPI_TRY(MPI_Comm_get_attr(user_comm, kv.context, &value, &found), "MPI_Comm_get_attr");
+  if (found) {
+    *out = static_cast<CommContext*>(value);
+    return {};
+  }
+  auto ctx = std::make_unique<CommContext>();
+  PAPCOLL_MPI_TRY(MPI_Comm_dup(user_comm, &ctx->comm), "MPI_Comm_dup");
+  MpiStatus s = mpi_check(MPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN),
+                          "MPI_Comm_set_errhandler");
+  if (s.ok()) s = mpi_check(MPI_Comm_rank(ctx->comm, &ctx->rank), "MPI_Comm_rank");
+  if (s.ok()) s = mpi_check(MPI_Comm_size(ctx->comm, &ctx->size), "MPI_Comm_size");
+  if (s.ok())
+    s = mpi_check(MPI_Comm_set_attr(user_comm, kv.context, ctx.get()), "MPI_Comm_set_attr");
+  if (!s.ok()) {
+    free_duplicate(ctx.get());
+    return s;
+  }
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_open.insert(ctx.get());
+  }
+  *out = ctx.release();
+  return {};
+}
+
+}  // namespace papcoll

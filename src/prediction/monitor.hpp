@@ -1,0 +1,172 @@
+// The progress monitor (docs/prediction.md; Proficz, allreduce-slt-prr Sec. 3, Figs. 3-4).
+//
+// Threads and MPI: every MPI call a monitor makes happens with its mutex held, from the calling
+// thread (create, collective entry/exit, free) or from its own background thread (edge mode). The
+// monitor talks on two private duplicates of the user's communicator: `xcomm` carries the
+// exchanges (point-to-point, tags kTagEdge/kTagMeasure), `tcomm` the clock synchronisation and the
+// warm-up messages.
+//
+// Per collective call n on a monitor (n counts calls; identical on every rank):
+//   edge exchange E_n (edge mode): every rank sends one Contribution to every other rank, exactly
+//     once: its thread after edge(), or else the main thread at the collective's entry (or at
+//     free/MPI_Finalize). At entry the main thread waits for E_n; every rank then holds the same p
+//     contributions and applies sanitize_contributions(): the same vector everywhere.
+//   measured exchange M_n (both modes): at entry every rank sends its entry time to every other
+//     rank; M_n is completed at the exit of call n if it already can be, else at the entry of call
+//     n+1 (it cannot block long: every rank sent its part when it entered call n), and then fed to
+//     the history predictor of call n's site. Call n+1 therefore predicts from M_0..M_n, which
+//     every rank has completely.
+// Point-to-point instead of MPI_Iallgather: a message is complete as soon as its sender posted it,
+// whereas a multi-round nonblocking collective also needs every peer to keep calling MPI to
+// forward data, which a rank busy computing (no thread in history mode) does not do.
+#pragma once
+
+#include <mpi.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "executor/mpi_status.hpp"
+#include "papcoll/papcoll.h"
+#include "prediction/agreement.hpp"
+#include "prediction/clock_sync.hpp"
+#include "prediction/predictor.hpp"
+
+namespace papcoll::prediction {
+
+// Seconds on the local monotonic clock.
+double steady_seconds();
+
+// What one collective call gets from its monitor.
+struct CallPattern {
+  std::vector<double> arrivals;  // relative seconds, one per rank; empty: all equal
+  int source = PAPCOLL_PATTERN_NONE;
+};
+
+// Live resources of all monitors of the process (for the leak tests).
+struct DebugCounters {
+  int monitors = 0;  // created and not yet freed/finalized
+  int threads = 0;   // background threads running
+  int comms = 0;     // duplicate communicators not yet freed
+  int requests = 0;  // point-to-point requests posted and not yet completed
+  long mismatched = 0;  // exchanges whose call numbers disagreed (a bug or a misuse)
+};
+DebugCounters debug_counters();
+
+class Monitor {
+ public:
+  // papcoll codes; the message is in papcoll_last_error().
+  static int create(MPI_Comm comm, const papcoll_monitor_config& cfg, Monitor** out);
+  ~Monitor();
+  Monitor(const Monitor&) = delete;
+  Monitor& operator=(const Monitor&) = delete;
+
+  int begin();
+  int edge(double fraction);
+  int inject(double remaining);
+  int pattern(double* out, int count, int* source) const;
+  // papcoll_monitor_free: collective. Afterwards the object only waits to be deleted.
+  int close();
+  // MPI_Finalize with monitors still alive: closes all of them (collectively, in two phases so
+  // monitors on different communicators cannot wait for each other).
+  static void close_all_at_finalize();
+
+  // papcoll collectives: `entry_steady` is steady_seconds() at the call's entry. enter_call is
+  // collective over the monitor's communicator (it may wait for the edge exchange); exit_call is
+  // local. Every successful enter_call must be followed by exit_call.
+  int enter_call(MPI_Comm comm, double entry_steady, int site, const char* who, CallPattern* out);
+  void exit_call();
+
+ private:
+  struct Settings {
+    bool thread = true;
+    PredictorConfig predictor;
+    int warmup_messages = 1;
+    int sync_samples = 8;
+    double horizon = 3600;
+    int poll_us = 100;
+    double test_clock_offset = 0;
+  };
+  struct EdgeExchange {
+    bool started = false, complete = false;
+    Contribution mine;
+    std::vector<Contribution> all;
+    std::vector<MPI_Request> reqs;
+    AgreedPattern agreed;
+  };
+  struct Measured {
+    bool active = false;
+    int site = 0;
+    double seq = -1;
+    double mine[2] = {0, 0};  // entry time, call number
+    std::vector<double> all;  // 2 per rank
+    std::vector<MPI_Request> reqs;
+  };
+  struct WarmDuty {
+    std::uint64_t seq;
+    int succ, pred;
+  };
+
+  Monitor() = default;
+  double local_now() const;
+  void thread_main();
+  MpiStatus service_locked();
+  MpiStatus start_edge_locked(const Contribution& c);
+  void complete_edge_locked();
+  MpiStatus start_measured_locked(double entry, int site);
+  void feed_measured_locked();
+  MpiStatus post_warmup_locked(const WarmDuty& d);
+  MpiStatus test_all_locked(std::vector<MPI_Request>& reqs, bool* done);
+  MpiStatus wait_all_locked(std::vector<MPI_Request>& reqs);
+  MpiStatus post(int is_send, void* buf, int count, MPI_Datatype type, int peer, int tag,
+                 MPI_Comm comm, std::vector<MPI_Request>& into);
+  void stop_thread();
+  MpiStatus close_phase1();  // thread stopped, edge exchange started
+  MpiStatus close_phase2();  // everything completed, communicators freed
+  void free_comms();
+
+  Settings set_;
+  MPI_Comm xcomm_ = MPI_COMM_NULL, tcomm_ = MPI_COMM_NULL;
+  int rank_ = 0, size_ = 1;
+  ClockSync clock_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool have_begin_ = false;
+  double begin_local_ = 0;
+  bool edge_posted_ = false;
+  Contribution edge_contrib_;
+  bool have_inject_ = false;
+  double inject_ = 0;
+  std::uint64_t seq_ = 0;  // number of the next collective call
+  EdgeExchange e_;
+  Measured m_;
+  HistoryTable history_;
+  std::deque<WarmDuty> warm_duties_;
+  std::vector<MPI_Request> warm_reqs_;
+  std::vector<int> warm_buf_;
+  int warm_token_ = 0;
+  std::vector<double> last_pattern_;
+  int last_source_ = PAPCOLL_PATTERN_NONE;
+  std::thread thread_;
+  bool stop_ = false;
+  std::string thread_error_;  // first MPI failure in the thread
+  bool closed_ = false;
+};
+
+// The Monitor behind a C handle, or nullptr for NULL or a handle without the magic number.
+Monitor* monitor_from_handle(papcoll_monitor h);
+
+}  // namespace papcoll::prediction
+
+// The C handle: a magic number (catches garbage and double frees early) and the monitor.
+struct papcoll_monitor_s {
+  static constexpr std::uint64_t kMagic = 0x70617063'6d6f6e31ULL;  // "papcmon1"
+  std::uint64_t magic = kMagic;
+  papcoll::prediction::Monitor* impl = nullptr;
+};

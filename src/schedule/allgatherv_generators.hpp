@@ -1,0 +1,36 @@
+// Allgather(v) schedule generators (issue #5). Block ids are global: the B blocks are owned by the
+// p ranks in consecutive runs, block b belonging to rank b*p/B (the verifier's convention), i.e.
+// rank o owns [ceil(o*B/p), ceil((o+1)*B/p)); with B = p*n every rank owns n blocks, rank o the
+// blocks o*n .. o*n+n-1. Every rank must end with all B blocks.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "schedule/registry.hpp"
+
+namespace papcoll {
+
+// Träff's all-to-all broadcast on the circulant graph (arXiv 2312.11236, Algorithm 2): every rank
+// broadcasts its blocks at the same time over the same n - 1 + q rounds.
+Schedule circulant_allgatherv_schedule(const GeneratorInput& in);
+// Ring: p - 1 rounds, rank r forwards to r + 1 what it got from r - 1.
+Schedule ring_allgatherv_schedule(const GeneratorInput& in);
+// Bruck et al.: ceil(log2 p) rounds, in round i rank r sends what it holds (origins r..r+2^i-1)
+// to r - 2^i; works for any p.
+Schedule bruck_allgatherv_schedule(const GeneratorInput& in);
+
+// First block owned by rank o: ceil(o*B/p).
+inline int origin_first_block(int blocks, int p, int o) {
+  return static_cast<int>((static_cast<int64_t>(o) * blocks + p - 1) / p);
+}
+
+// The blocks owned by rank o (possibly none when B < p).
+inline std::vector<int> origin_blocks(int blocks, int p, int o) {
+  std::vector<int> v;
+  for (int b = origin_first_block(blocks, p, o); b < origin_first_block(blocks, p, o + 1); ++b)
+    v.push_back(b);
+  return v;
+}
+
+}  // namespace papcoll

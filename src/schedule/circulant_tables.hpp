@@ -1,0 +1,40 @@
+// The receive and send schedules of all p processors at once, and the round structure of
+// Algorithms 1 and 2 (arXiv 2312.11236): what the circulant generators for bcast and allgatherv
+// share. In a real run every processor computes only its own row (O(log p)); a generator builds
+// the whole schedule, so it computes all rows.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "schedule/circulant_skips.hpp"
+
+namespace papcoll::circulant {
+
+struct Tables {
+  Skips skips;
+  std::vector<int> recv;  // recv[v * q + k]: recvblock of virtual processor v (root 0)
+  std::vector<int> send;  // send[v * q + k]: sendblock, by the O(log p) algorithm
+  int recvblock(int v, int k) const { return recv[static_cast<size_t>(v) * skips.q + k]; }
+  int sendblock(int v, int k) const { return send[static_cast<size_t>(v) * skips.q + k]; }
+};
+
+Tables make_tables(int p);
+
+// The rounds of the n-block broadcast (Algorithm 1): x virtual rounds (no communication) make
+// x + n - 1 + q a multiple of q, then n - 1 + q real rounds follow. Real round t is round
+// i = x + t of phase j = i / q, index k = i mod q; a schedule value v stands for block
+// v + j*q - x: negative blocks are not sent, blocks above n - 1 are sent as n - 1.
+struct Round {
+  int k;       // which skip and which schedule entry
+  int offset;  // added to schedule values
+};
+
+inline int virtual_rounds(int q, int n) { return (q - (n - 1) % q) % q; }
+inline int real_rounds(int q, int n) { return n - 1 + q; }
+inline Round round_of(int q, int n, int t) {
+  const int i = virtual_rounds(q, n) + t;
+  return {i % q, i / q * q - virtual_rounds(q, n)};
+}
+
+}  // namespace papcoll::circulant

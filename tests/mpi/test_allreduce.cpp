@@ -1,0 +1,211 @@
+// papcoll_allreduce against MPI_Allreduce over algorithms x counts x block numbers x arrival
+// patterns x in-place, rotating through datatype/op pairs. Integer results must match exactly;
+// floating sums may differ by summation order, within a bound derived from the inputs.
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "mpi_check.hpp"
+#include "papcoll/papcoll.h"
+#include "schedule/registry.hpp"
+
+using papcoll_test::Checker;
+using papcoll_test::mix;
+
+namespace {
+
+constexpr double kMagnitude = 1000;  // |input| bound of the floating-point and SUM cases
+
+struct TypeOp {
+  const char* name;
+  MPI_Datatype type;
+  MPI_Op op;
+  int kind;  // 0 int, 1 long long, 2 float, 3 double
+};
+
+std::vector<TypeOp> type_ops() {
+  return {{"int/sum", MPI_INT, MPI_SUM, 0},
+          {"int/max", MPI_INT, MPI_MAX, 0},
+          {"int/bxor", MPI_INT, MPI_BXOR, 0},
+          {"long long/sum", MPI_LONG_LONG, MPI_SUM, 1},
+          {"long long/max", MPI_LONG_LONG, MPI_MAX, 1},
+          {"long long/bxor", MPI_LONG_LONG, MPI_BXOR, 1},
+          {"float/sum", MPI_FLOAT, MPI_SUM, 2},
+          {"double/sum", MPI_DOUBLE, MPI_SUM, 3}};
+}
+
+enum class Arrivals { none, one_late, random };
+
+struct Case {
+  const char* algo;  // nullptr: let papcoll choose
+  int count;
+  int blocks;
+  Arrivals arrivals;
+  bool in_place;
+  TypeOp to;
+  uint64_t seed;
+  bool real_delay;  // the late rank really arrives late, not only in the prediction
+
+  std::string describe() const {
+    static const char* arr[] = {"none", "one-late", "random"};
+    return std::string(algo ? algo : "NULL") + " count=" + std::to_string(count) +
+           " blocks=" + std::to_string(blocks) + " arrivals=" + arr[static_cast<int>(arrivals)] +
+           (in_place ? " in-place " : " ") + to.name;
+  }
+};
+
+template <class T>
+T input_value(const Case& c, int rank, int64_t i) {
+  const uint64_t h = mix(c.seed, static_cast<uint64_t>(rank), static_cast<uint64_t>(i));
+  if constexpr (std::is_floating_point_v<T>)
+    return static_cast<T>((static_cast<double>(h % 2000001) / 1000.0) - kMagnitude);
+  else
+    return c.to.op == MPI_SUM ? static_cast<T>(static_cast<int64_t>(h % 2001) - 1000)
+                              : static_cast<T>(h);
+}
+
+// Different summation orders of p values of magnitude <= kMagnitude differ by at most about
+// p * eps * (p * kMagnitude); a lost or doubled contribution is off by far more.
+template <class T>
+bool close_enough(T got, T want, int p) {
+  if constexpr (std::is_floating_point_v<T>) {
+    const double tol = 4.0 * p * std::numeric_limits<T>::epsilon() * p * kMagnitude;
+    return std::fabs(static_cast<double>(got) - static_cast<double>(want)) <= tol;
+  } else {
+    return got == want;
+  }
+}
+
+// Arrival predictions. Random ones differ per rank and are not "agreed", so papcoll must
+// broadcast rank 0's; one-late ones are the same everywhere and declared agreed.
+std::vector<double> arrival_vector(const Case& c, int rank, int p, int* agreed) {
+  std::vector<double> a;
+  *agreed = 1;
+  if (c.arrivals == Arrivals::one_late) {
+    a.assign(static_cast<size_t>(p), 0.0);
+    a[static_cast<size_t>(p / 2)] = 5e-3;
+  } else if (c.arrivals == Arrivals::random) {
+    *agreed = 0;
+    for (int i = 0; i < p; ++i)
+      a.push_back(static_cast<double>(mix(c.seed, static_cast<uint64_t>(rank), 77 + i) % 10000) *
+                  1e-6);
+  }
+  return a;
+}
+
+template <class T>
+void run_typed(Checker& chk, const Case& c) {
+  const int rank = chk.rank(), p = chk.size();
+  const size_t n = static_cast<size_t>(c.count);
+  std::vector<T> send(n), want(n), got(n);
+  for (size_t i = 0; i < n; ++i) send[i] = input_value<T>(c, rank, static_cast<int64_t>(i));
+  const std::vector<T> send_before = send;
+  MPI_Allreduce(send.data(), want.data(), c.count, c.to.type, c.to.op, MPI_COMM_WORLD);
+
+  int agreed = 1;
+  const std::vector<double> arrivals = arrival_vector(c, rank, p, &agreed);
+  papcoll_options opt;
+  papcoll_options_init(&opt);
+  opt.algorithm = c.algo;
+  opt.blocks = c.blocks;
+  opt.arrivals = arrivals.empty() ? nullptr : arrivals.data();
+  opt.arrivals_agreed = agreed;
+  if (c.real_delay && rank == p / 2) usleep(2000);
+
+  int rc;
+  if (c.in_place) {
+    got = send;
+    rc = papcoll_allreduce(MPI_IN_PLACE, got.data(), c.count, c.to.type, c.to.op, MPI_COMM_WORLD,
+                           &opt);
+  } else {
+    if (n > 0) std::memset(got.data(), 0x5A, n * sizeof(T));
+    rc = papcoll_allreduce(send.data(), got.data(), c.count, c.to.type, c.to.op, MPI_COMM_WORLD,
+                           &opt);
+  }
+  std::string what = c.describe();
+  if (rc != PAPCOLL_SUCCESS) {
+    chk.expect_success(rc, what);
+  } else {
+    size_t bad = n;
+    for (size_t i = 0; i < n && bad == n; ++i)
+      if (!close_enough(got[i], want[i], p)) bad = i;
+    if (bad < n)
+      what += ": element " + std::to_string(bad) + " is " + std::to_string(got[bad]) +
+              ", MPI_Allreduce gives " + std::to_string(want[bad]);
+    chk.expect(bad == n, what);
+  }
+  if (!c.in_place)
+    chk.expect(n == 0 || std::memcmp(send.data(), send_before.data(), n * sizeof(T)) == 0,
+               c.describe() + ": send buffer was modified");
+}
+
+void run_case(Checker& chk, const Case& c) {
+  switch (c.to.kind) {
+    case 0: run_typed<int>(chk, c); break;
+    case 1: run_typed<long long>(chk, c); break;
+    case 2: run_typed<float>(chk, c); break;
+    default: run_typed<double>(chk, c); break;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int status = 0;
+  {
+    Checker chk("test_allreduce");
+    const int p = chk.size();
+    std::vector<const char*> algos;
+    for (const papcoll::AlgorithmInfo* a : papcoll::algorithms_for(papcoll::Collective::allreduce))
+      algos.push_back(a->name);
+    algos.push_back("auto");
+    algos.push_back("native");
+    algos.push_back(nullptr);
+    const std::vector<TypeOp> tos = type_ops();
+
+    std::vector<int> counts = {0, 1, p - 1, p, 7, 1000};
+    std::sort(counts.begin(), counts.end());
+    counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+    uint64_t seed = 1;
+    for (const char* algo : algos)
+      for (int count : counts)
+        for (int blocks : {0, 1, 3, 2 * p + 1, count + 5})
+          for (Arrivals arr : {Arrivals::none, Arrivals::one_late, Arrivals::random})
+            for (bool in_place : {false, true}) {
+              // MPI's own collective ignores blocks; NULL is "auto", which the loop covers fully.
+              const bool blocks_irrelevant = algo == nullptr || !std::strcmp(algo, "native");
+              if (blocks_irrelevant && blocks != 0) continue;
+              const TypeOp& to = tos[seed % tos.size()];
+              const bool delay = arr == Arrivals::one_late && blocks == 0 && count == 1000;
+              run_case(chk, Case{algo, count, blocks, arr, in_place, to, seed++, delay});
+            }
+
+    // Every datatype/op pair with every algorithm, on a count with uneven blocks.
+    for (const char* algo : algos)
+      for (const TypeOp& to : tos)
+        for (int blocks : {0, 3})
+          run_case(chk, Case{algo, 1001, blocks, Arrivals::one_late, blocks == 3, to, seed++,
+                             false});
+
+    // Large and odd counts: long messages, uneven blocks. Only a few algorithms, to stay fast on
+    // oversubscribed cores; the small cases above already cover every algorithm's logic.
+    const TypeOp int_sum = tos[0], double_sum = tos[7];
+    for (int count : {1000003, 1 << 20})
+      for (const char* algo : {"ring", "prr", "rabenseifner"}) {
+        const Arrivals arr = std::strcmp(algo, "prr") == 0 ? Arrivals::one_late : Arrivals::none;
+        run_case(chk, Case{algo, count, 0, arr, false, int_sum, seed++, arr != Arrivals::none});
+        run_case(chk, Case{algo, count, 2 * p + 1, arr, true, double_sum, seed++, false});
+      }
+    status = chk.finish();
+  }
+  MPI_Finalize();
+  return status;
+}
