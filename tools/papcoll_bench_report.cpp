@@ -201,6 +201,9 @@ void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigR
       w.key("prediction_error_max_ms");
       if (a.pred_err_ms.empty()) w.null();
       else w.value(summarize(a.pred_err_ms).max);
+      w.key("prediction_error_samples_ms").begin_array();
+      for (const double x : a.pred_err_ms) w.value(x);
+      w.end_array();
       w.key("pattern_sources").begin_object();
       w.field("none", a.source_counts[0]).field("edge", a.source_counts[1])
           .field("history", a.source_counts[2]);

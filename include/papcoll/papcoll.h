@@ -108,8 +108,7 @@ enum papcoll_predictor {
 enum papcoll_pattern_source {
   PAPCOLL_PATTERN_NONE = 0,     /* nothing usable: all ranks treated as arriving together */
   PAPCOLL_PATTERN_EDGE = 1,     /* this iteration's exchanged estimates */
-  PAPCOLL_PATTERN_HISTORY = 2,  /* the history predictor of the call site */
-  PAPCOLL_PATTERN_USER = 3      /* the caller's options.arrivals (the monitor only observed) */
+  PAPCOLL_PATTERN_HISTORY = 2   /* the history predictor of the call site */
 };
 
 #define PAPCOLL_MONITOR_CONFIG_VERSION 1
@@ -148,9 +147,10 @@ int papcoll_monitor_begin(papcoll_monitor mon);
  * collectives counts; one without a begin() in the iteration is refused (PAPCOLL_ERR_ARG). Local:
  * the exchange runs in the monitor's thread. */
 int papcoll_monitor_edge(papcoll_monitor mon, double fraction);
-/* The arrival pattern the latest collective with this monitor ran with, in seconds relative to the
+/* The arrival pattern the monitor agreed for its latest collective, in seconds relative to the
  * earliest rank (count entries; count must be the communicator size), and its source (enum
- * papcoll_pattern_source; may be NULL). All zeros with PAPCOLL_PATTERN_NONE. Local. */
+ * papcoll_pattern_source; may be NULL). All zeros with PAPCOLL_PATTERN_NONE. Bit-identical on every
+ * rank. The call ran with it unless options.arrivals was given (that takes precedence). Local. */
 int papcoll_monitor_pattern(papcoll_monitor mon, double *pattern, int count, int *source);
 /* Collective over the monitor's communicator: completes the exchanges in flight, stops the thread,
  * frees the monitor's duplicate communicators and sets *mon to NULL. A monitor still alive at

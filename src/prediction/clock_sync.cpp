@@ -13,10 +13,14 @@ namespace {
 // clock resolution and the message latency of a shared-memory or low-latency network allow.
 constexpr double kGoodWidth = 40e-6;
 // Sampling goes on (beyond the requested minimum) while the interval is wider, up to this many
-// times the minimum or this long: ranks that share cores get descheduled in the middle of round
-// trips.
+// times the minimum or kSoftSeconds; if the interval is still wider than kFairWidth then, up to
+// samples x kHardSecondsPerSample (at most kHardSeconds): ranks that share cores get descheduled
+// in the middle of round trips, and under heavy load good samples are rare.
 constexpr int kMaxFactor = 16;
-constexpr double kMaxSeconds = 0.25;
+constexpr double kSoftSeconds = 0.25;
+constexpr double kFairWidth = 1e-3;
+constexpr double kHardSecondsPerSample = 0.1;
+constexpr double kHardSeconds = 1.0;
 
 // Completes `req` polling with sched_yield in between instead of MPI's busy wait: two ranks that
 // share a core then hand it to each other at once, and a round trip takes microseconds instead of
@@ -74,8 +78,14 @@ MpiStatus sync_clocks(MPI_Comm comm, int samples, int tag, const std::function<d
     double hi = std::numeric_limits<double>::infinity();
     double best = std::numeric_limits<double>::infinity();
     const double start = now();
-    for (int i = 0; i < samples * kMaxFactor; ++i) {
-      if (i >= samples && (hi - lo <= kGoodWidth || now() - start > kMaxSeconds)) break;
+    const double hard = std::min(kHardSeconds, kHardSecondsPerSample * samples);
+    for (int i = 0;; ++i) {
+      if (i >= samples) {
+        const double width = hi - lo, spent = now() - start;
+        if (width <= kGoodWidth) break;
+        if ((i >= samples * kMaxFactor || spent > kSoftSeconds) && width <= kFairWidth) break;
+        if (spent > hard) break;
+      }
       double ping[2] = {now(), 1};
       double t0 = 0;
       if (MpiStatus r = send(ping, 2, 0, tag, comm); !r.ok()) return r;

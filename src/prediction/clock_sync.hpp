@@ -27,8 +27,9 @@ struct ClockSync {
 // intersection of these intervals (the classic "offset of the minimum round trip" is the special
 // case of one sample; the intersection also combines a sample that was quick one way with one that
 // was quick the other way). Until the interval is under 40 us wide it goes on, up to 16 x
-// `samples` or 0.25 s: ranks that share cores are descheduled in the middle of round trips. `now`
-// is the local clock in seconds.
+// `samples` or 0.25 s, and while it is still over 1 ms wide up to 0.1 s x `samples` (at most 1 s):
+// ranks that share cores are descheduled in the middle of round trips. `now` is the local clock
+// in seconds.
 MpiStatus sync_clocks(MPI_Comm comm, int samples, int tag, const std::function<double()>& now,
                       ClockSync* out);
 

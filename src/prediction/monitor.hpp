@@ -82,6 +82,9 @@ class Monitor {
   int enter_call(MPI_Comm comm, double entry_steady, int site, const char* who, CallPattern* out);
   void exit_call();
 
+  // The clock offset measured at creation (for the tests, which know the true one).
+  ClockSync clock_sync() const { return clock_; }
+
  private:
   struct Settings {
     bool thread = true;

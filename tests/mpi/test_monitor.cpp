@@ -141,6 +141,12 @@ int main(int argc, char** argv) {
                            PAPCOLL_PATTERN_HISTORY, &replica_last}, 2, other_late, 4.0, 10.0,
                 t_site2);
     }
+    const double sync_edge = sync_error_ms(chk, edge, 0.0, "edge monitor");
+    const double sync_hist = sync_error_ms(chk, hist, 0.0, "history monitor");
+    const double sync_last = sync_error_ms(chk, last, 0.0, "history-last monitor");
+    t_edge.sync_ms = t_auto.sync_ms = sync_edge;
+    t_hist.sync_ms = sync_hist;
+    t_site1.sync_ms = t_site2.sync_ms = sync_last;
     t_edge.judge(chk, "edge/prr");
     t_auto.judge(chk, "edge/auto");
     t_hist.judge(chk, "history/prr");

@@ -121,6 +121,7 @@ void different_fractions(Checker& chk, papcoll_monitor mon) {
     const std::vector<double> expected = expected_edge_pattern(gather_stamps(st, p));
     if (it > 0) t.add(s.pattern, expected, injected, late);
   }
+  t.sync_ms = sync_error_ms(chk, mon, 0.0, "fractions");
   t.judge(chk, "fractions");
 }
 
@@ -201,6 +202,8 @@ void clock_offsets(Checker& chk) {
       if (it >= 2) t.add(s.pattern, expected, injected, late);
     }
     // The offsets are seconds: uncorrected, the error vs the true timestamps would be too.
+    t.sync_ms = sync_error_ms(chk, mon, cfg.test_clock_offset, name);
+    chk.expect(t.sync_ms < 1000.0, std::string(name) + ": offsets of seconds corrected");
     t.judge(chk, name);
     chk.expect_success(papcoll_monitor_free(&mon), "free");
   }

@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
       chk.expect(s.source == PAPCOLL_PATTERN_HISTORY, "history source");
       t.add(s.pattern, expected, injected, late);
     }
+    t.sync_ms = sync_error_ms(chk, m, 0.0, "history without threads");
     t.judge(chk, "history without threads");
     chk.expect_success(papcoll_monitor_free(&m), "free");
     code = chk.finish();
