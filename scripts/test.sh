@@ -14,7 +14,8 @@ if [[ "${PAPCOLL_SKIP_SANITIZERS:-0}" != 1 ]]; then
   # under ASan+UBSan; the slowest randomized unit tests (Clairvoyant equality, circulant ranges)
   # already ran above and are left out here to keep the suite under 15 minutes on 2 cores.
   echo "== sanitizer build (address,undefined)"
-  asan_mpi_tests=(test_allreduce test_allreduce_errors test_allreduce_types test_executor test_reduce)
+  asan_mpi_tests=(test_allreduce test_allreduce_errors test_allreduce_types test_executor test_reduce
+                  test_bcast test_allgatherv)
   if [[ ! -f build-asan/build.ninja ]]; then
     cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPAPCOLL_SANITIZE=address,undefined \
       >/dev/null
@@ -25,7 +26,7 @@ if [[ "${PAPCOLL_SKIP_SANITIZERS:-0}" != 1 ]]; then
     --gtest_filter='All/AllreduceGenerators.*:Verifier.*:CostModel.*:ImbalanceAware.*:SinglePort.*:Predictor.*:HistoryTable.*:Estimate.*:Sanitize.*:PatternError.*:ReduceRegistry.*:CirculantTables.*:BcastBaselines.*:AllgathervBaselines.*'
   # Open MPI's own allocations are reported as leaks at exit, so leak checking is off for MPI runs.
   (cd build-asan && ASAN_OPTIONS=detect_leaks=0 \
-    ctest --output-on-failure --timeout 300 -j 2 -R '^test_(allreduce|allreduce_errors|allreduce_types|executor|reduce)_np(1|2|3|4)$')
+    ctest --output-on-failure --timeout 300 -j 2 -R '^test_(allreduce|allreduce_errors|allreduce_types|executor|reduce|bcast|allgatherv)_np(1|2|3|4)$')
 fi
 
 if [[ "${PAPCOLL_SKIP_SANITIZERS:-0}" != 1 && "${PAPCOLL_SKIP_TSAN:-0}" != 1 ]]; then

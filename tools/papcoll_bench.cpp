@@ -9,17 +9,18 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <limits>
 #include <memory>
 #include <new>
 #include <string>
-#include <thread>
 #include <type_traits>
 #include <vector>
 
 #include "papcoll/papcoll.h"
+#include "papcoll_bench_clock.hpp"
 #include "papcoll_bench_options.hpp"
 #include "papcoll_bench_report.hpp"
 
@@ -54,11 +55,12 @@ enum : std::uint64_t { kPurposeData = 1, kPurposeDelay = 2 };
 // ---------------------------------------------------------------------------------------------
 // Op runners. One OpCase holds the buffers of one (op, size, dtype) and knows how to make fresh
 // input, run one algorithm on it (the timed part) and check the output against plain MPI.
-// Adding reduce/bcast/allgatherv = one more OpCase subclass + one row in kOpRunners.
+// Adding an op = one more OpCase subclass + one row in kOpRunners.
 
 struct CaseParams {
   long long count = 0;
   Dtype dtype = Dtype::float32;
+  Shape shape = Shape::regular;
   MPI_Comm comm = MPI_COMM_WORLD;
   int rank = 0, p = 1;
 };
@@ -220,6 +222,119 @@ class ReduceCase final : public OpCase {
   std::vector<T> send_, recv_, ref_, abs_send_, abs_ref_;
 };
 
+// Fresh random values (the data of every case): floats in [-1, 1), integers in [-1000, 1000].
+template <class T>
+void fill_random(std::vector<T>& v, std::uint64_t data_seed) {
+  Rng rng{data_seed};
+  for (T& x : v) {
+    if constexpr (std::is_floating_point_v<T>) x = static_cast<T>(2.0 * rng.uniform01() - 1.0);
+    else x = static_cast<T>(static_cast<long>(rng.next() % 2001) - 1000);
+  }
+}
+
+template <class T>
+void poison(std::vector<T>& v) {
+  const T bad = std::numeric_limits<T>::has_quiet_NaN ? std::numeric_limits<T>::quiet_NaN()
+                                                      : std::numeric_limits<T>::min();
+  std::fill(v.begin(), v.end(), bad);
+}
+
+// Broadcast from rank 0. The root's buffer is the input (never poisoned); the reference is the
+// root's data, which every rank gets once with MPI_Bcast. Outputs are compared bit for bit.
+template <class T>
+class BcastCase final : public OpCase {
+ public:
+  static constexpr int kRoot = 0;
+
+  explicit BcastCase(const CaseParams& cp)
+      : cp_(cp), root_(cp.rank == kRoot), buf_(static_cast<size_t>(cp.count)),
+        ref_(static_cast<size_t>(cp.count)) {}
+
+  void generate(std::uint64_t data_seed) override {
+    if (root_) fill_random(ref_, data_seed);
+    MPI_Bcast(ref_.data(), static_cast<int>(cp_.count), mpi_type<T>(), kRoot, cp_.comm);
+    if (root_) buf_ = ref_;
+  }
+  void reset_output() override {
+    if (!root_) poison(buf_);
+  }
+  int run(const std::string& algorithm, const papcoll_options* opt) override {
+    if (algorithm == "native")
+      return MPI_Bcast(buf_.data(), static_cast<int>(cp_.count), mpi_type<T>(), kRoot,
+                       cp_.comm) == MPI_SUCCESS
+                 ? PAPCOLL_SUCCESS
+                 : PAPCOLL_ERR_MPI;
+    return papcoll_bcast(buf_.data(), static_cast<int>(cp_.count), mpi_type<T>(), kRoot,
+                         cp_.comm, opt);
+  }
+  bool check() const override {
+    return std::memcmp(buf_.data(), ref_.data(), buf_.size() * sizeof(T)) == 0;
+  }
+
+ private:
+  CaseParams cp_;
+  bool root_;
+  std::vector<T> buf_, ref_;
+};
+
+// All-gatherv of --size elements in all, split by --shape (regular: equal portions, irregular:
+// rank i's in proportion to i as in Traff's experiments, degenerate: rank 0 has everything),
+// packed in rank order. The reference is MPI_Allgatherv of the same input.
+template <class T>
+class AllgathervCase final : public OpCase {
+ public:
+  explicit AllgathervCase(const CaseParams& cp)
+      : cp_(cp), counts_(portions(cp)), displs_(static_cast<size_t>(cp.p), 0) {
+    for (int i = 1; i < cp.p; ++i) displs_[i] = displs_[i - 1] + counts_[i - 1];
+    send_.resize(static_cast<size_t>(counts_[cp.rank]));
+    recv_.resize(static_cast<size_t>(cp.count));
+    ref_.resize(static_cast<size_t>(cp.count));
+  }
+
+  void generate(std::uint64_t data_seed) override {
+    fill_random(send_, data_seed);
+    MPI_Allgatherv(send_.data(), counts_[cp_.rank], mpi_type<T>(), ref_.data(), counts_.data(),
+                   displs_.data(), mpi_type<T>(), cp_.comm);
+  }
+  void reset_output() override { poison(recv_); }
+  int run(const std::string& algorithm, const papcoll_options* opt) override {
+    if (algorithm == "native")
+      return MPI_Allgatherv(send_.data(), counts_[cp_.rank], mpi_type<T>(), recv_.data(),
+                            counts_.data(), displs_.data(), mpi_type<T>(),
+                            cp_.comm) == MPI_SUCCESS
+                 ? PAPCOLL_SUCCESS
+                 : PAPCOLL_ERR_MPI;
+    return papcoll_allgatherv(send_.data(), counts_[cp_.rank], mpi_type<T>(), recv_.data(),
+                              counts_.data(), displs_.data(), mpi_type<T>(), cp_.comm, opt);
+  }
+  bool check() const override {
+    return std::memcmp(recv_.data(), ref_.data(), recv_.size() * sizeof(T)) == 0;
+  }
+
+ private:
+  static std::vector<int> portions(const CaseParams& cp) {
+    std::vector<int> c(static_cast<size_t>(cp.p), 0);
+    long long given = 0;
+    const long long weights = static_cast<long long>(cp.p) * (cp.p - 1) / 2;
+    for (int i = 0; i < cp.p; ++i) {
+      switch (cp.shape) {
+        case Shape::regular: c[i] = static_cast<int>(cp.count / cp.p); break;
+        case Shape::irregular:
+          c[i] = weights > 0 ? static_cast<int>(cp.count * i / weights) : 0;
+          break;
+        case Shape::degenerate: c[i] = i == 0 ? static_cast<int>(cp.count) : 0; break;
+      }
+      given += c[i];
+    }
+    c[static_cast<size_t>(cp.p) - 1] += static_cast<int>(cp.count - given);  // the remainder
+    return c;
+  }
+
+  CaseParams cp_;
+  std::vector<int> counts_, displs_;
+  std::vector<T> send_, recv_, ref_;
+};
+
 template <template <class> class Case>
 std::unique_ptr<OpCase> make_typed(const CaseParams& cp) {
   switch (cp.dtype) {
@@ -243,6 +358,8 @@ const OpRunner kOpRunners[] = {
      make_typed<AllreduceCase>},
     {"reduce", "reduce", "clairvoyant,binomial,rabenseifner,radix-k,ring,native",
      make_typed<ReduceCase>},
+    {"bcast", "bcast", "circulant,binomial,scatter-allgather,chain,native", make_typed<BcastCase>},
+    {"allgatherv", "allgatherv", "circulant,ring,bruck,native", make_typed<AllgathervCase>},
 };
 
 const OpRunner* find_runner(const std::string& op) {
@@ -312,8 +429,6 @@ struct Variant {
   int algo;  // index into opt.algorithms
   PatMode pat;
 };
-
-void sleep_until(std::chrono::steady_clock::time_point t) { std::this_thread::sleep_until(t); }
 
 std::vector<std::string> accepted_algorithms(const OpRunner& r) {
   std::vector<std::string> names;
@@ -412,6 +527,12 @@ int main(int argc, char** argv) {
       if (rank == 0)
         std::cerr << "papcoll-bench: --pat " << pat_mode_name(m) << ": "
                   << papcoll_error_string(rc) << ": " << papcoll_last_error() << "\n";
+#ifdef PAPCOLL_SMPI
+      if (rank == 0 && rc == PAPCOLL_ERR_THREAD)
+        std::cerr << "papcoll-bench: SimGrid SMPI simulates no threads (MPI_THREAD_MULTIPLE is "
+                     "never provided), so the monitor thread (--pat monitor, "
+                     "--oracle-with-monitor) is unavailable; use --pat oracle or history\n";
+#endif
       return finish(1);
     }
   }
@@ -501,7 +622,7 @@ int main(int argc, char** argv) {
                         static_cast<std::uint64_t>(step)));
         // The oracle arrival pattern: each rank's total emulated computation, in seconds.
         for (int r = 0; r < p; ++r) arrivals[r] = 2.0 * half[r] / 1000.0;
-        const auto my_half = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        const auto my_half = std::chrono::duration_cast<BenchClock::duration>(
             std::chrono::duration<double, std::milli>(half[rank]));
 
         for (int k = 0; k < n_var; ++k) {
@@ -535,7 +656,7 @@ int main(int argc, char** argv) {
           // Fig. 9: the computation phase starts after the barriers (begin), edge(0.5) between
           // the two sleeps. Only the edge mode uses them; history needs nothing from the program.
           if (mon != nullptr && edge_mode) papcoll_monitor_begin(mon);
-          const auto start = std::chrono::steady_clock::now();
+          const auto start = BenchClock::now();
           sleep_until(start + my_half);
           const int edge_rc =
               edge_hook(EdgeInfo{0.5, half[rank] / 1000.0, iteration, &alg,

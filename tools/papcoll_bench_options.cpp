@@ -12,12 +12,18 @@ namespace papcoll_bench {
 const char* const kUsage =
     "usage: mpirun ... papcoll-bench [options]\n"
     "Imbalanced-arrival benchmark of Proficz (allreduce-slt-prr, Fig. 9).\n"
-    "  --op allreduce|reduce   collective to measure (default allreduce; reduce: to rank 0)\n"
+    "  --op allreduce|reduce|bcast|allgatherv   collective to measure (default allreduce;\n"
+    "                          reduce and bcast: root 0)\n"
     "  --algo A,B,...          algorithms: any name papcoll accepts for the op, plus 'native'\n"
     "                          (MPI_Allreduce / MPI_Reduce directly); default\n"
     "                          ring,rabenseifner,recursive-doubling,linear,slt,prr,native\n"
-    "                          (reduce: clairvoyant,binomial,rabenseifner,radix-k,ring,native)\n"
-    "  --size N[,N...]         elements per rank; suffix K/M/G = 1024^1/2/3 (default 1M)\n"
+    "                          (reduce: clairvoyant,binomial,rabenseifner,radix-k,ring,native;\n"
+    "                          bcast: circulant,binomial,scatter-allgather,chain,native;\n"
+    "                          allgatherv: circulant,ring,bruck,native)\n"
+    "  --size N[,N...]         elements per rank (allgatherv: in all); suffix K/M/G =\n"
+    "                          1024^1/2/3 (default 1M)\n"
+    "  --shape regular|irregular|degenerate   allgatherv contributions: equal, rank i in\n"
+    "                          proportion to i, or rank 0 everything (default regular)\n"
     "  --dtype float|double|int|long   element type (default float); the op is MPI_SUM\n"
     "  --iters N               measured iterations (default 32)\n"
     "  --warmup N              discarded iterations before them (default 3)\n"
@@ -37,7 +43,8 @@ const char* const kUsage =
     "  --oracle-with-monitor   oracle runs also run the monitor (begin, edge, its thread) with\n"
     "                          the oracle's pattern taking precedence: separates the monitor's\n"
     "                          side effects from its prediction\n"
-    "  --blocks B              blocks per buffer, 0 = algorithm default (default 0)\n"
+    "  --blocks B              blocks per buffer (allgatherv: per rank), 0 = algorithm\n"
+    "                          default (default 0)\n"
     "  --seed S                seed of the data and of the shared random delays (default 1)\n"
     "  --json FILE             also write the results as JSON to FILE (rank 0)\n"
     "  --quiet                 no progress lines on stderr\n"
@@ -85,6 +92,15 @@ bool parse_size(const std::string& s, long long* out) {
 }
 
 }  // namespace
+
+const char* shape_name(Shape s) {
+  switch (s) {
+    case Shape::regular: return "regular";
+    case Shape::irregular: return "irregular";
+    case Shape::degenerate: return "degenerate";
+  }
+  return "?";
+}
 
 const char* delay_mode_name(DelayMode m) {
   switch (m) {
@@ -173,7 +189,7 @@ ParseResult parse_bench_options(int argc, const char* const* argv, BenchOptions&
   static const char* const kWithValue[] = {
       "--op", "--algo", "--size", "--dtype", "--iters", "--warmup", "--mode", "--max-delay",
       "--compute-ms", "--pat", "--blocks", "--seed", "--json", "--predictor", "--window",
-      "--ema-alpha", "--warmup-messages"};
+      "--ema-alpha", "--warmup-messages", "--shape"};
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
     if (flag == "--help" || flag == "-h") return ParseResult{ParseResult::help, ""};
@@ -240,6 +256,11 @@ ParseResult parse_bench_options(int argc, const char* const* argv, BenchOptions&
       if (!parse_int(value, 0, 1000000, &n))
         return fail("--warmup: '" + value + "' is not an integer in 0..1000000");
       out.warmup = static_cast<int>(n);
+    } else if (flag == "--shape") {
+      if (value == "regular") out.shape = Shape::regular;
+      else if (value == "irregular") out.shape = Shape::irregular;
+      else if (value == "degenerate") out.shape = Shape::degenerate;
+      else return fail("--shape: '" + value + "' is not one of regular, irregular, degenerate");
     } else if (flag == "--mode") {
       if (value == "none") out.mode = DelayMode::none;
       else if (value == "one-late") out.mode = DelayMode::one_late;

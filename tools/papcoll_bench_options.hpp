@@ -15,11 +15,14 @@ enum class DelayMode { none, one_late, rand_late };
 enum class PatMode { oracle, monitor, history, none };
 enum class Predictor { last, sma, ema };  // --predictor, for history (and monitor's fallback)
 enum class Dtype { float32, float64, int32, int64 };  // --dtype float|double|int|long
+// --shape: who contributes what to an all-gatherv of --size elements in all.
+enum class Shape { regular, irregular, degenerate };
 
 const char* delay_mode_name(DelayMode m);
 const char* pat_mode_name(PatMode m);
 const char* predictor_name(Predictor p);
 const char* dtype_name(Dtype d);
+const char* shape_name(Shape s);
 int dtype_size(Dtype d);
 bool dtype_is_float(Dtype d);
 
@@ -28,6 +31,7 @@ struct BenchOptions {
   std::vector<std::string> algorithms;  // empty: the op's default list (filled in by main)
   std::vector<long long> sizes{1 << 20};  // elements
   Dtype dtype = Dtype::float32;
+  Shape shape = Shape::regular;  // allgatherv only
   int iters = 32;
   int warmup = 3;
   DelayMode mode = DelayMode::one_late;

@@ -84,7 +84,9 @@ std::string bytes_label(double bytes) {
 void print_header(std::ostream& os, const RunInfo& info) {
   const BenchOptions& o = info.opt;
   os << "# papcoll-bench op=" << o.op << " p=" << info.p << " size=" << sizes_label(o.sizes)
-     << " dtype=" << dtype_name(o.dtype) << " mode=" << delay_mode_name(o.mode)
+     << " dtype=" << dtype_name(o.dtype)
+     << (o.op == "allgatherv" ? std::string(" shape=") + shape_name(o.shape) : std::string())
+     << " mode=" << delay_mode_name(o.mode)
      << " max-delay=" << delays_label(o.max_delays_ms) << "ms pat=" << pats_label(o.pats)
      << " iters=" << o.iters << " warmup=" << o.warmup
      << " compute=" << format_ms(o.compute_ms) << "ms blocks="
@@ -152,6 +154,7 @@ void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigR
   for (const long long n : o.sizes) w.value(n);
   w.end_array();
   w.field("dtype", dtype_name(o.dtype)).field("mode", delay_mode_name(o.mode));
+  if (o.op == "allgatherv") w.field("shape", shape_name(o.shape));
   w.key("max_delays_ms").begin_array();
   for (const double d : o.max_delays_ms) w.value(d);
   w.end_array();
@@ -176,6 +179,7 @@ void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigR
           .field("count", c.count).field("dtype", dtype_name(o.dtype))
           .field("bytes", c.count * static_cast<long long>(dtype_size(o.dtype)))
           .field("mode", delay_mode_name(o.mode)).field("max_delay_ms", c.max_delay_ms)
+          .field("shape", o.op == "allgatherv" ? shape_name(o.shape) : "")
           .field("compute_ms", o.compute_ms).field("pat", pat_mode_name(a.pat))
           .field("blocks", o.blocks).field("seed", static_cast<std::uint64_t>(o.seed))
           .field("iters", o.iters).field("measured_iters", s.n);

@@ -11,12 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "model/link_model_io.hpp"
 #include "schedule/circulant_check.hpp"
 #include "schedule/circulant_skips.hpp"
 #include "schedule/circulant_timing.hpp"
 #include "schedule/clairvoyant/bench.hpp"
 #include "schedule/clairvoyant/clairvoyant.hpp"
+#include "schedule/portions.hpp"
 #include "schedule/registry.hpp"
+#include "schedule/scatter_gather_generators.hpp"
 #include "schedule/schedule_io.hpp"
 #include "verify/cost_model.hpp"
 #include "verify/port_check.hpp"
@@ -35,6 +38,10 @@ const char* kUsage =
     "                            [--arrivals ...] [--random-arrivals N] [--seed S]\n"
     "       papcoll-sched cost   ALGO --p P --bytes M --alpha A --beta B [--gamma G]\n"
     "                            [--blocks B] [--arrivals ...] [--tau T] [--format json|text]\n"
+    "       scatterv/gatherv (ALGO may be written scatterv-ALGO, and may be auto):\n"
+    "       papcoll-sched show|verify|cost ALGO --collective scatterv|gatherv --p P\n"
+    "                            [--root R] [--counts c0,c1,...] [--elem-bytes E]\n"
+    "                            [--model FILE | --alpha A --beta B] [--bytes M]\n"
     "       papcoll-sched bench clairvoyant --p P|P1..P2 [--blocks N] [--dist uniform,skewed]\n"
     "                            [--runs R] [--impl linear,pairing,segtree] [--seed S] [--json]\n"
     "       papcoll-sched verify-circulant --from P1 --to P2 [--threads N] [--json]\n"
@@ -106,7 +113,7 @@ Args parse_args(int argc, char** argv) {
   static const char* known[] = {"--p", "--blocks", "--root", "--arrivals", "--tau",
                                 "--collective", "--format", "--bytes", "--alpha", "--beta",
                                 "--gamma", "--random-arrivals", "--seed", "--round-time",
-                                "--impl"};
+                                "--impl", "--counts", "--elem-bytes", "--model"};
   Args a;
   if (argc < 2) usage_error("missing command");
   a.command = argv[1];
@@ -133,6 +140,34 @@ Args parse_args(int argc, char** argv) {
     a.flags[f] = value;
   }
   return a;
+}
+
+bool is_scatter_gather(Collective c) {
+  return c == Collective::scatterv || c == Collective::gatherv;
+}
+
+// ALGO written as COLLECTIVE-ALGO (scatterv-binomial-maxfirst) or ALGO-COLLECTIVE
+// (circulant-bcast) is ALGO with --collective.
+void split_collective_prefix(Args& a) {
+  for (Collective c : {Collective::allreduce, Collective::reduce, Collective::bcast,
+                       Collective::allgatherv, Collective::scatterv, Collective::gatherv}) {
+    const std::string prefix = std::string(collective_name(c)) + "-";
+    const std::string suffix = "-" + std::string(collective_name(c));
+    std::string rest;
+    if (a.algo.rfind(prefix, 0) == 0)
+      rest = a.algo.substr(prefix.size());
+    else if (a.algo.size() > suffix.size() &&
+             a.algo.compare(a.algo.size() - suffix.size(), suffix.size(), suffix) == 0)
+      rest = a.algo.substr(0, a.algo.size() - suffix.size());
+    else
+      continue;
+    if (!find_algorithm(c, rest) && !(rest == "auto" && is_scatter_gather(c))) continue;
+    if (a.has("--collective") && a.get("--collective") != collective_name(c))
+      usage_error("'" + a.algo + "' contradicts --collective " + a.get("--collective"));
+    a.flags["--collective"] = collective_name(c);
+    a.algo = rest;
+    return;
+  }
 }
 
 // --collective, else allreduce when it has the algorithm, else the one collective that has it
@@ -166,11 +201,43 @@ const AlgorithmInfo& algorithm_of(const Args& a, Collective c) {
   return *info;
 }
 
+std::vector<long long> parse_counts(const std::string& v) {
+  std::vector<long long> out;
+  std::stringstream ss(v);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    try {
+      size_t used = 0;
+      const long long c = std::stoll(item, &used);
+      if (used != item.size() || c < 0) throw std::invalid_argument(item);
+      out.push_back(c);
+    } catch (const std::exception&) {
+      usage_error("--counts needs non-negative integers, got '" + item + "'");
+    }
+  }
+  return out;
+}
+
+// The --model file, read and validated once; its p is checked against each schedule's.
+std::shared_ptr<const LinkModel> model_of(const Args& a) {
+  static std::shared_ptr<const LinkModel> model;
+  if (!model) {
+    const LinkModelResult r = read_link_model_file(a.get("--model"));
+    if (!r.ok()) usage_error(r.error);
+    model = r.model;
+  }
+  return model;
+}
+
 // Generator input from the common flags; the cost flags also drive PRR's tau unless --tau is set.
 GeneratorInput input_of(const Args& a, const AlgorithmInfo& info, int p, int blocks) {
   GeneratorInput in;
   in.p = p;
-  in.blocks = blocks > 0 ? blocks : info.default_blocks(p);
+  // For allgatherv --blocks is per rank (origin o owns the global blocks o*n .. o*n+n-1).
+  const int per = info.collective == Collective::allgatherv ? p : 1;
+  if (blocks > 0 && static_cast<long long>(blocks) * per > (1 << 26))
+    usage_error("--blocks is too large for p=" + std::to_string(p));
+  in.blocks = blocks > 0 ? blocks * per : info.default_blocks(p);
   in.root = a.has("--root") && a.get("--root") != "all" ? parse_range("--root", a.get("--root")).lo
                                                           : -1;
   if (in.root >= p) usage_error("--root must be below p=" + std::to_string(p));
@@ -200,7 +267,44 @@ GeneratorInput input_of(const Args& a, const AlgorithmInfo& info, int p, int blo
       usage_error("--impl must be linear, pairing or segtree");
     in.impl = a.get("--impl");
   }
+  for (const char* f : {"--counts", "--elem-bytes", "--model"})
+    if (a.has(f) && !is_scatter_gather(info.collective))
+      usage_error(std::string(f) + " applies to scatterv and gatherv only");
+  if (a.has("--counts")) {
+    in.counts = parse_counts(a.get("--counts"));
+    if (static_cast<int>(in.counts.size()) != p)
+      usage_error("--counts has " + std::to_string(in.counts.size()) + " values for p=" +
+                  std::to_string(p));
+  }
+  if (a.has("--elem-bytes")) {
+    in.elem_bytes = parse_double("--elem-bytes", a.get("--elem-bytes"));
+    if (in.elem_bytes < 0) usage_error("--elem-bytes must not be negative");
+  }
+  if (is_scatter_gather(info.collective) && (in.cost.alpha < 0 || in.cost.beta < 0))
+    usage_error("--alpha and --beta must not be negative");
+  if (a.has("--model")) {
+    in.link_model = model_of(a);
+    if (in.link_model->p() != p)
+      usage_error(a.get("--model") + ": the model is for p=" +
+                  std::to_string(in.link_model->p()) + " ranks, not p=" + std::to_string(p));
+  }
   return in;
+}
+
+// ALGO for the generator input; for scatterv/gatherv `auto` is the tree with the smallest
+// predicted time (choose_sg_tree), reported on stderr.
+const AlgorithmInfo& resolved_algorithm(const Args& a, Collective c, int p, int blocks,
+                                        GeneratorInput* in) {
+  if (a.algo != "auto" || !is_scatter_gather(c)) {
+    const AlgorithmInfo& info = algorithm_of(a, c);
+    *in = input_of(a, info, p, blocks);
+    return info;
+  }
+  *in = input_of(a, *algorithms_for(c).front(), p, blocks);
+  const SgChoice choice = choose_sg_tree(c, *in);
+  std::cerr << "papcoll-sched: auto chose " << choice.algorithm->name << " (predicted "
+            << choice.predicted << " s)\n";
+  return *choice.algorithm;
 }
 
 int cmd_list() {
@@ -211,12 +315,13 @@ int cmd_list() {
 
 int cmd_show(const Args& a) {
   const Collective c = collective_of(a);
-  const AlgorithmInfo& info = algorithm_of(a, c);
   if (!a.has("--p")) usage_error("show needs --p");
   const int p = parse_range("--p", a.get("--p")).lo;
   if (p < 1) usage_error("--p must be at least 1");
   const int blocks = a.has("--blocks") ? parse_range("--blocks", a.get("--blocks")).lo : 0;
-  const Schedule s = info.generate(input_of(a, info, p, blocks));
+  GeneratorInput in;
+  const AlgorithmInfo& info = resolved_algorithm(a, c, p, blocks, &in);
+  const Schedule s = info.generate(in);
   const std::string fmt = a.get("--format", "text");
   if (fmt == "json") write_schedule_json(std::cout, s);
   else if (fmt == "text") write_schedule_text(std::cout, s);
@@ -276,17 +381,22 @@ int cmd_verify(const Args& a) {
 
 int cmd_cost(const Args& a) {
   const Collective c = collective_of(a);
-  const AlgorithmInfo& info = algorithm_of(a, c);
-  for (const char* f : {"--p", "--bytes", "--alpha", "--beta"})
-    if (!a.has(f)) usage_error(std::string("cost needs ") + f);
+  const bool sg = is_scatter_gather(c);
+  if (!sg) {
+    for (const char* f : {"--p", "--bytes", "--alpha", "--beta"})
+      if (!a.has(f)) usage_error(std::string("cost needs ") + f);
+  } else {  // portions from --counts or --bytes, links from --model or --alpha and --beta
+    if (!a.has("--p")) usage_error("cost needs --p");
+    if (!a.has("--counts") && !a.has("--bytes")) usage_error("cost needs --counts or --bytes");
+    if (!a.has("--model") && !(a.has("--alpha") && a.has("--beta")))
+      usage_error("cost needs --model, or --alpha and --beta");
+  }
   const int p = parse_range("--p", a.get("--p")).lo;
   if (p < 1) usage_error("--p must be at least 1");
   const int blocks = a.has("--blocks") ? parse_range("--blocks", a.get("--blocks")).lo : 0;
-  const GeneratorInput in = input_of(a, info, p, blocks);
-  CostParams cost{parse_double("--alpha", a.get("--alpha")),
-                  parse_double("--beta", a.get("--beta")),
-                  a.has("--gamma") ? parse_double("--gamma", a.get("--gamma")) : 0.0};
-  const double bytes = parse_double("--bytes", a.get("--bytes"));
+  GeneratorInput in;
+  const AlgorithmInfo& info = resolved_algorithm(a, c, p, blocks, &in);
+  const double bytes = a.has("--bytes") ? parse_double("--bytes", a.get("--bytes")) : 0.0;
   if (bytes < 0) usage_error("--bytes must not be negative");
   const Schedule s = info.generate(in);
   const VerifyResult v = verify_schedule(s);
@@ -294,7 +404,15 @@ int cmd_cost(const Args& a) {
     std::cerr << "papcoll-sched: schedule does not verify: " << v.error << '\n';
     return 1;
   }
-  const CostResult r = evaluate_cost(s, in.arrivals, cost, static_cast<int64_t>(bytes));
+  CostResult r;
+  if (sg) {
+    r = evaluate_cost(s, in.arrivals, in.cost, portion_bytes(in), in.link_model.get());
+  } else {
+    const CostParams cost{parse_double("--alpha", a.get("--alpha")),
+                          parse_double("--beta", a.get("--beta")),
+                          a.has("--gamma") ? parse_double("--gamma", a.get("--gamma")) : 0.0};
+    r = evaluate_cost(s, in.arrivals, cost, static_cast<int64_t>(bytes));
+  }
   std::cout << std::setprecision(12);
   if (a.get("--format", "text") == "json") {
     std::cout << "{\"ranks\":[";
@@ -497,7 +615,8 @@ int main(int argc, char** argv) {
     return cmd_bench_circulant(argc, argv);
   if (argc >= 3 && std::string(argv[1]) == "bench" && std::string(argv[2]) == "clairvoyant")
     return cmd_bench_clairvoyant(argc, argv);
-  const Args a = parse_args(argc, argv);
+  Args a = parse_args(argc, argv);
+  split_collective_prefix(a);
   try {
     if (a.command == "list") return cmd_list();
     if (a.command == "show") return cmd_show(a);

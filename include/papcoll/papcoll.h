@@ -77,6 +77,25 @@ int papcoll_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
 int papcoll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                    MPI_Op op, int root, MPI_Comm comm, const papcoll_options *opt);
 
+/* Like MPI_Bcast. Count 0 and every datatype with a positive extent; a root outside [0, comm
+ * size) gives PAPCOLL_ERR_ARG. Algorithms: papcoll_algorithms("bcast"). The root's buffer is only
+ * read. `blocks` is the number of pieces the buffer is pipelined in (0: from the Hockney
+ * parameters, registry.cpp pipeline_blocks; never more than count). "auto" is "circulant", Traff's
+ * round-optimal n-block broadcast (docs/circulant.md). Every rank must pass the same root, count
+ * and options. */
+int papcoll_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                  const papcoll_options *opt);
+
+/* Like MPI_Allgatherv: MPI_IN_PLACE (the contribution already at displs[rank] in recvbuf), zero
+ * counts, any displacements (in recvtype extents), a sendtype that differs from recvtype with the
+ * same number of bytes. `blocks` is the number of blocks per rank (0: from the Hockney
+ * parameters). "auto" is "circulant", Traff's all-to-all broadcast (docs/circulant.md); ranks that
+ * contribute nothing send nothing. recvcounts and displs must be the same on every rank, as MPI
+ * requires. The send buffer is never written. */
+int papcoll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       const int *recvcounts, const int *displs, MPI_Datatype recvtype,
+                       MPI_Comm comm, const papcoll_options *opt);
+
 /* ---- Progress monitor and arrival-time prediction (docs/prediction.md) -------------------------
  *
  * Per iteration of an iterative program: papcoll_monitor_begin() when the computation starts,

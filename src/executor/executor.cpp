@@ -49,11 +49,12 @@ struct Range {
 
 // Element ranges covered by a block list, adjacent blocks merged, empty blocks dropped. Both sides
 // of a message compute the same ranges, so a message of 0 elements is skipped by both.
-void ranges_of(const std::vector<int>& blocks, int64_t count, int nblocks,
+void ranges_of(const std::vector<int>& blocks, const ExecBuffer& buf, int nblocks,
                std::vector<Range>& out) {
   out.clear();
   for (int b : blocks) {
-    const BlockRange r = block_range(count, nblocks, b);
+    const BlockRange r = buf.block_table != nullptr ? (*buf.block_table)[static_cast<size_t>(b)]
+                                                    : block_range(buf.count, nblocks, b);
     if (r.count == 0) continue;
     if (!out.empty() && out.back().offset + out.back().count == r.offset)
       out.back().count += r.count;
@@ -109,7 +110,7 @@ class Run {
     for (const Op& op : st.ops) {
       if (op.kind != OpKind::recv) continue;
       RecvPlan p{&op, {}, 0, -1};
-      ranges_of(op.blocks, buf_.count, blocks_, p.ranges);
+      ranges_of(op.blocks, buf_, blocks_, p.ranges);
       p.n = total_of(p.ranges);
       if (p.n == 0) continue;
       const bool overlaps_send = std::any_of(op.blocks.begin(), op.blocks.end(),
@@ -141,7 +142,7 @@ class Run {
 
     for (const Op& op : st.ops) {
       if (op.kind != OpKind::send) continue;
-      ranges_of(op.blocks, buf_.count, blocks_, send_ranges_);
+      ranges_of(op.blocks, buf_, blocks_, send_ranges_);
       if (send_ranges_.empty()) continue;
       MPI_Request req = MPI_REQUEST_NULL;
       PAPCOLL_MPI_TRY(post(true, send_ranges_, op.peer, tag, &req), "MPI_Isend");
@@ -242,6 +243,8 @@ class Run {
 MpiStatus execute_schedule(const RankSchedule& rs, int blocks, const ExecBuffer& buf,
                            MPI_Comm comm, ScratchBuffer& scratch) {
   if (buf.count == 0 || rs.steps.empty()) return {};
+  if (buf.block_table != nullptr && static_cast<int>(buf.block_table->size()) != blocks)
+    return {MPI_ERR_ARG, "execute_schedule: block table size differs from the block count"};
   Run run(blocks, buf, comm, scratch);
   const MpiStatus s = run.run(rs);
   if (!s.ok()) scratch.abandon();

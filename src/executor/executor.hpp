@@ -8,9 +8,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "executor/datatype_layout.hpp"
 #include "executor/mpi_status.hpp"
+#include "schedule/blocks.hpp"
 #include "schedule/schedule.hpp"
 
 namespace papcoll {
@@ -35,6 +37,11 @@ struct ExecBuffer {
   int64_t count = 0;
   DatatypeLayout layout;
   MPI_Op op = MPI_OP_NULL;  // for Combine::reduce: result = incoming op local
+  // Where block b lives: (*block_table)[b] (elements from `work`) when given, which is how the
+  // v-collectives place each origin's blocks at its displacement; else the even split of `count`
+  // (blocks.hpp). Every rank must use the same table, since both sides of a message derive its
+  // element ranges (and skip empty messages) from it.
+  const std::vector<BlockRange>* block_table = nullptr;
 };
 
 // Executes `rs` (the calling rank's steps of a schedule with `blocks` blocks) on `comm`, which

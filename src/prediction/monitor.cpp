@@ -66,8 +66,13 @@ const char* thread_level_name(int level) {
 }  // namespace
 
 double steady_seconds() {
+#ifdef PAPCOLL_SMPI
+  // Under SimGrid SMPI (docs/smpi.md) the host's clock is not the simulated one; MPI_Wtime is.
+  return MPI_Wtime();
+#else
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
+#endif
 }
 
 DebugCounters debug_counters() {

@@ -1,6 +1,7 @@
 // The table of algorithms. Adding an algorithm = one generator file + one row in registry.cpp.
 #pragma once
 
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -9,6 +10,8 @@
 #include "schedule/schedule.hpp"
 
 namespace papcoll {
+
+class LinkModel;
 
 // Hockney parameters, in seconds and bytes: a message of m bytes costs alpha + beta*m, reducing m
 // bytes costs gamma*m.
@@ -33,6 +36,13 @@ struct GeneratorInput {
   // Implementation choice for algorithms that have several interchangeable ones producing the same
   // schedule (clairvoyant: "linear", "pairing", "segtree"); empty means the algorithm's default.
   std::string impl;
+  // Per-rank element counts of the v-collectives (allgatherv, scatterv, gatherv): rank i's portion
+  // has counts[i] elements of elem_bytes bytes each. Empty means every rank contributes equally.
+  std::vector<long long> counts;
+  double elem_bytes = 1;
+  // Per-pair Hockney model of the network (src/model/link_model.hpp) for the model-based
+  // scatterv/gatherv trees; null means every pair has cost.alpha and cost.beta.
+  std::shared_ptr<const LinkModel> link_model;
 };
 
 // Time to transfer and reduce one block under the Hockney model: the paper's tau
@@ -49,7 +59,22 @@ struct AlgorithmInfo {
   bool reorders_reduction;  // needs a commutative op
   bool uses_arrivals;
   const char* summary;
+  // Block count when it should follow the message size (pipelined broadcasts): the schedule's
+  // `blocks` for in.p, in.bytes and in.cost. Null: default_blocks(p).
+  int (*sized_blocks)(const GeneratorInput& in) = nullptr;
 };
+
+// The block count a call uses when the caller names none: algo.sized_blocks(in) or
+// algo.default_blocks(in.p).
+int default_block_count(const AlgorithmInfo& algo, const GeneratorInput& in);
+
+// Blocks minimising (n - 1 + extra_rounds) * (alpha + beta * bytes / n), the time of a pipeline
+// of n blocks that needs extra_rounds rounds beyond one per block (Traff 2023, Sect. 3: block size
+// proportional to sqrt(bytes / log p) for the circulant broadcast): n = sqrt(extra_rounds *
+// beta * bytes / alpha), rounded, at least 1, times kPipelineBlockFactor (measured,
+// docs/circulant.md).
+int pipeline_blocks(double bytes, int extra_rounds, const CostParams& cost);
+inline constexpr double kPipelineBlockFactor = 1.0;
 
 std::span<const AlgorithmInfo> all_algorithms();
 const AlgorithmInfo* find_algorithm(Collective c, std::string_view name);

@@ -2,23 +2,25 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
+#include <string>
 #include <tuple>
+#include <utility>
 
 #include "schedule/blocks.hpp"
+#include "schedule/portions.hpp"
 
 namespace papcoll {
 
-CostResult evaluate_cost(const Schedule& s, const std::vector<double>& arrivals,
-                         const CostParams& cost, int64_t bytes) {
+namespace {
+
+// message_bytes(op): the bytes an op carries; link(from, to): {alpha, beta} of that pair.
+template <typename MessageBytes, typename Link>
+CostResult evaluate(const Schedule& s, const std::vector<double>& arrivals, double gamma,
+                    MessageBytes message_bytes, Link link) {
   const int p = s.p;
   std::vector<double> arrival(static_cast<size_t>(p), 0.0);
   if (static_cast<int>(arrivals.size()) == p) arrival = arrivals;
-
-  auto message_bytes = [&](const Op& op) {
-    int64_t m = 0;
-    for (int b : op.blocks) m += block_range(bytes, s.blocks, b).count;
-    return static_cast<double>(m);
-  };
 
   // Rank state: when its current step started, and when its ports become free.
   std::vector<double> step_start = arrival, send_free = arrival, recv_free = arrival,
@@ -44,7 +46,8 @@ CostResult evaluate_cost(const Schedule& s, const std::vector<double>& arrivals,
         if (op.kind != OpKind::send) continue;
         const int to = op.peer;
         const double start = std::max({step_start[r], send_free[r], step_start[to], recv_free[to]});
-        const double end = start + cost.alpha + cost.beta * message_bytes(op);
+        const auto [alpha, beta] = link(r, to);
+        const double end = start + alpha + beta * message_bytes(op);
         send_free[r] = end;
         recv_free[to] = end;
         last_send[r] = std::max(last_send[r], end);
@@ -64,7 +67,7 @@ CostResult evaluate_cost(const Schedule& s, const std::vector<double>& arrivals,
             it != recv_done.end() && idx < it->second.size() ? it->second[idx] : step_start[r];
         double end = arrived;
         if (op.combine == Combine::reduce) {
-          cpu = std::max(cpu, arrived) + cost.gamma * message_bytes(op);
+          cpu = std::max(cpu, arrived) + gamma * message_bytes(op);
           end = cpu;
         }
         step_end[r] = std::max(step_end[r], end);
@@ -88,6 +91,37 @@ CostResult evaluate_cost(const Schedule& s, const std::vector<double>& arrivals,
   res.mean_elapsed = p > 0 ? sum / p : 0;
   if (p > 0 && res.ranks.empty()) res.max_finish = 0;
   return res;
+}
+
+}  // namespace
+
+CostResult evaluate_cost(const Schedule& s, const std::vector<double>& arrivals,
+                         const CostParams& cost, int64_t bytes) {
+  auto message = [&](const Op& op) {
+    int64_t m = 0;
+    for (int b : op.blocks) m += block_range(bytes, s.blocks, b).count;
+    return static_cast<double>(m);
+  };
+  auto link = [&](int, int) { return std::pair<double, double>{cost.alpha, cost.beta}; };
+  return evaluate(s, arrivals, cost.gamma, message, link);
+}
+
+CostResult evaluate_cost(const Schedule& s, const std::vector<double>& arrivals,
+                         const CostParams& cost, const std::vector<double>& block_bytes,
+                         const LinkModel* links) {
+  if (static_cast<int>(block_bytes.size()) != s.blocks)
+    throw std::invalid_argument("evaluate_cost: " + std::to_string(block_bytes.size()) +
+                                " block sizes for " + std::to_string(s.blocks) + " blocks");
+  if (links != nullptr && links->p() != s.p)
+    throw std::invalid_argument("evaluate_cost: the link model is for p=" +
+                                std::to_string(links->p()) + ", the schedule for p=" +
+                                std::to_string(s.p));
+  auto message = [&](const Op& op) { return message_bytes(block_bytes, op.blocks); };
+  auto link = [&](int from, int to) {
+    return links != nullptr ? std::pair<double, double>{links->alpha(from, to), links->beta(from, to)}
+                            : std::pair<double, double>{cost.alpha, cost.beta};
+  };
+  return evaluate(s, arrivals, cost.gamma, message, link);
 }
 
 }  // namespace papcoll

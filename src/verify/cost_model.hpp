@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "model/link_model.hpp"
 #include "schedule/registry.hpp"
 #include "schedule/schedule.hpp"
 
@@ -31,5 +32,14 @@ struct CostResult {
 // Empty `arrivals` means all ranks arrive at 0.
 CostResult evaluate_cost(const Schedule& s, const std::vector<double>& arrivals,
                          const CostParams& cost, int64_t bytes);
+
+// The same with a size per block and a heterogeneous network (the v-collectives, e.g. scatterv
+// with block i = rank i's portion, schedule/portions.hpp): block b carries block_bytes[b] bytes
+// (one entry per block), and a message of m bytes from i to j takes links->alpha(i, j) +
+// links->beta(i, j) * m; a null `links` means cost.alpha and cost.beta for every pair. Reducing
+// still costs cost.gamma per byte.
+CostResult evaluate_cost(const Schedule& s, const std::vector<double>& arrivals,
+                         const CostParams& cost, const std::vector<double>& block_bytes,
+                         const LinkModel* links);
 
 }  // namespace papcoll

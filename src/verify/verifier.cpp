@@ -102,6 +102,12 @@ VerifyResult verify_schedule(const Schedule& s) {
   const bool rooted = s.collective == Collective::reduce || s.collective == Collective::bcast ||
                       s.collective == Collective::scatterv || s.collective == Collective::gatherv;
   if (rooted && (s.root < 0 || s.root >= s.p)) return fail(msg("root ", s.root, " out of range"));
+  // Block i of a scatterv/gatherv is rank i's portion; any other count would leave portions
+  // unchecked (fewer blocks) or unowned (more).
+  if ((s.collective == Collective::scatterv || s.collective == Collective::gatherv) &&
+      s.blocks != s.p)
+    return fail(msg(collective_name(s.collective), " needs one block per rank: blocks=", s.blocks,
+                    ", p=", s.p));
 
   // Structure, and the pairing of every send with exactly one receive in the same round.
   using Key = std::tuple<int, int, int>;  // round, from, to

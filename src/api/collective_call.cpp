@@ -1,0 +1,112 @@
+#include "api/collective_call.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "api/arrivals.hpp"
+
+namespace papcoll {
+
+CollectiveCall::~CollectiveCall() {
+  if (in_monitor_call_) monitor_->exit_call();
+}
+
+int CollectiveCall::arg_error(const std::string& what) const {
+  return fail(PAPCOLL_ERR_ARG, std::string(who_) + ": " + what);
+}
+
+int CollectiveCall::mpi_error(const MpiStatus& s) const {
+  return fail(PAPCOLL_ERR_MPI, std::string(who_) + ": " + describe(s));
+}
+
+int CollectiveCall::check_options_and_comm(const papcoll_options* user_opt, MPI_Comm comm) {
+  papcoll_options_init(&opt_);
+  if (user_opt != nullptr) {
+    if (user_opt->version != PAPCOLL_OPTIONS_VERSION)
+      return arg_error("options->version is " + std::to_string(user_opt->version) + ", expected " +
+                       std::to_string(PAPCOLL_OPTIONS_VERSION) + " (call papcoll_options_init)");
+    opt_ = *user_opt;
+  }
+  if (opt_.blocks < 0) return arg_error("blocks is negative (" + std::to_string(opt_.blocks) + ")");
+  // Hockney parameters: <= 0 means the default, anything not finite is a mistake.
+  for (auto [given, dst] : {std::pair{opt_.alpha, &cost_.alpha}, std::pair{opt_.beta, &cost_.beta},
+                            std::pair{opt_.gamma, &cost_.gamma}}) {
+    if (!std::isfinite(given)) return arg_error("alpha, beta or gamma is not finite");
+    if (given > 0) *dst = given;
+  }
+  if (opt_.monitor != nullptr) {
+    monitor_ = prediction::monitor_from_handle(opt_.monitor);
+    if (monitor_ == nullptr) return arg_error("options->monitor is not a monitor (freed?)");
+  }
+  if (!resolve_algorithm(collective_, opt_.algorithm, &sel_))
+    return fail(PAPCOLL_ERR_ALGORITHM, std::string(who_) + ": unknown algorithm '" +
+                                           opt_.algorithm + "'; valid: " +
+                                           algorithm_names(collective_, ", "));
+  if (comm == MPI_COMM_NULL) return arg_error("comm is MPI_COMM_NULL");
+  int inter = 0;
+  if (int rc = MPI_Comm_test_inter(comm, &inter); rc != MPI_SUCCESS)
+    return mpi_error({rc, "MPI_Comm_test_inter"});
+  if (inter) return arg_error("intercommunicators are not supported");
+  if (int rc = MPI_Comm_size(comm, &p_); rc != MPI_SUCCESS) return mpi_error({rc, "MPI_Comm_size"});
+  if (int rc = MPI_Comm_rank(comm, &rank_); rc != MPI_SUCCESS)
+    return mpi_error({rc, "MPI_Comm_rank"});
+  return PAPCOLL_SUCCESS;
+}
+
+int CollectiveCall::check_datatype(MPI_Datatype type, const char* what,
+                                   DatatypeLayout* out) const {
+  if (type == MPI_DATATYPE_NULL) return arg_error(std::string(what) + " is MPI_DATATYPE_NULL");
+  if (MpiStatus s = query_layout(type, out); !s.ok()) return mpi_error(s);
+  if (out->size > 0 && out->extent <= 0)
+    return arg_error("datatypes with an extent <= 0 are not supported");
+  return PAPCOLL_SUCCESS;
+}
+
+int CollectiveCall::check_root(int root) const {
+  if (root < 0 || root >= p_)
+    return arg_error("root " + std::to_string(root) + " is out of range for " +
+                     std::to_string(p_) + " ranks");
+  return PAPCOLL_SUCCESS;
+}
+
+int CollectiveCall::check_op(MPI_Op op) {
+  if (op == MPI_OP_NULL) return arg_error("op is MPI_OP_NULL");
+  int commutative = 1;
+  if (int rc = MPI_Op_commutative(op, &commutative); rc != MPI_SUCCESS)
+    return mpi_error({rc, "MPI_Op_commutative"});
+  commutative_ = commutative != 0;
+  if (sel_.algo != nullptr && sel_.algo->reorders_reduction && !commutative_)
+    return fail(PAPCOLL_ERR_OP, std::string(who_) + ": algorithm '" + sel_.algo->name +
+                                    "' reorders the reduction and needs a commutative op");
+  return PAPCOLL_SUCCESS;
+}
+
+int CollectiveCall::enter_monitor(MPI_Comm comm, double entry_time) {
+  if (monitor_ == nullptr) return PAPCOLL_SUCCESS;
+  if (int rc = monitor_->enter_call(comm, entry_time, opt_.monitor_site, who_, &predicted_);
+      rc != PAPCOLL_SUCCESS)
+    return rc;
+  in_monitor_call_ = true;
+  return PAPCOLL_SUCCESS;
+}
+
+int CollectiveCall::open_context(MPI_Comm comm) {
+  if (MpiStatus s = comm_context(comm, &ctx_); !s.ok()) return mpi_error(s);
+  return PAPCOLL_SUCCESS;
+}
+
+int CollectiveCall::arrivals(std::vector<double>* out) {
+  out->clear();
+  const bool wanted = sel_.is_auto || (sel_.algo != nullptr && sel_.algo->uses_arrivals);
+  if (!wanted) return PAPCOLL_SUCCESS;
+  return call_arrivals(opt_, *ctx_, predicted_.arrivals, who_, out);
+}
+
+int CollectiveCall::block_count(const AlgorithmInfo& algo, const GeneratorInput& in,
+                                long long elements) const {
+  const long long wanted = opt_.blocks > 0 ? opt_.blocks : default_block_count(algo, in);
+  return static_cast<int>(std::max(1LL, std::min(wanted, elements)));
+}
+
+}  // namespace papcoll

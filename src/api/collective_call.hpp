@@ -1,0 +1,104 @@
+// The part every collective entry point shares: options, communicator and datatype checks, the
+// algorithm name, the monitor's call step, the communicator's context and the agreed arrival
+// vector. Each entry point (allreduce.cpp, reduce.cpp, bcast.cpp, allgatherv.cpp) keeps only what
+// is its own: buffer rules, its "auto" rule and the executor wrapper it calls.
+//
+// Order matters for MPI's collective semantics: every check that can fail on one rank only (a bad
+// pointer, say) must run before enter_monitor(), the first communication of a call, so a misused
+// call returns instead of leaving the other ranks blocked inside papcoll. Checks of agreed data
+// (arrival times) come after it and give the same answer on every rank.
+#pragma once
+
+#include <mpi.h>
+
+#include <new>
+#include <string>
+#include <vector>
+
+#include "api/error.hpp"
+#include "api/selection.hpp"
+#include "executor/comm_context.hpp"
+#include "executor/datatype_layout.hpp"
+#include "papcoll/papcoll.h"
+#include "prediction/monitor.hpp"
+#include "schedule/registry.hpp"
+
+namespace papcoll {
+
+class CollectiveCall {
+ public:
+  CollectiveCall(const char* who, Collective collective) : who_(who), collective_(collective) {}
+  CollectiveCall(const CollectiveCall&) = delete;
+  CollectiveCall& operator=(const CollectiveCall&) = delete;
+  // Ends the monitor's call step on every path out of the call once it was entered.
+  ~CollectiveCall();
+
+  // PAPCOLL_ERR_ARG / PAPCOLL_ERR_MPI with "<who>: " in front of the message.
+  int arg_error(const std::string& what) const;
+  int mpi_error(const MpiStatus& s) const;
+
+  // The options (version, blocks, Hockney parameters, monitor handle, algorithm name) and the
+  // communicator (not null, not an intercommunicator); sets p() and rank().
+  int check_options_and_comm(const papcoll_options* user_opt, MPI_Comm comm);
+  // A datatype the executor can run on: not null, extent > 0 unless it carries no data. `what`
+  // names the argument in the message ("datatype", "recvtype").
+  int check_datatype(MPI_Datatype type, const char* what, DatatypeLayout* out) const;
+  // A root in [0, p).
+  int check_root(int root) const;
+  // Refuses an algorithm that reorders the reduction when `op` is not commutative; sets
+  // commutative().
+  int check_op(MPI_Op op);
+
+  // One monitor step when the options name a monitor: the call's first communication.
+  int enter_monitor(MPI_Comm comm, double entry_time);
+  // The communicator's context (collective the first time: it duplicates `comm`).
+  int open_context(MPI_Comm comm);
+  // The agreed arrival vector when the algorithm (or "auto") reads one, else empty. After
+  // open_context().
+  int arrivals(std::vector<double>* out);
+
+  const papcoll_options& options() const { return opt_; }
+  const CostParams& cost() const { return cost_; }
+  const Selection& selection() const { return sel_; }
+  int p() const { return p_; }
+  int rank() const { return rank_; }
+  bool commutative() const { return commutative_; }
+  CommContext& context() const { return *ctx_; }
+  const char* who() const { return who_; }
+
+  // Block count of a schedule: the caller's, else the algorithm's default for `in` (p, bytes and
+  // Hockney parameters set), never more than `elements` (empty blocks only add messages or
+  // rounds) and never below 1.
+  int block_count(const AlgorithmInfo& algo, const GeneratorInput& in, long long elements) const;
+
+ private:
+  const char* who_;
+  Collective collective_;
+  papcoll_options opt_{};
+  CostParams cost_;
+  Selection sel_;
+  prediction::Monitor* monitor_ = nullptr;
+  bool in_monitor_call_ = false;
+  prediction::CallPattern predicted_;
+  int p_ = 1;
+  int rank_ = 0;
+  bool commutative_ = true;
+  CommContext* ctx_ = nullptr;
+};
+
+// Runs an entry point's body for the C API: nothing may escape into C callers, so an exception
+// (a resource failure or a bug) becomes PAPCOLL_ERR_INTERNAL with a message.
+template <typename Body>
+int guarded_call(const char* who, Body body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return fail(PAPCOLL_ERR_INTERNAL, std::string(who) + ": out of memory");
+  } catch (const std::exception& e) {
+    return fail(PAPCOLL_ERR_INTERNAL, std::string(who) + ": " + e.what());
+  } catch (...) {
+    return fail(PAPCOLL_ERR_INTERNAL, std::string(who) + ": unknown exception");
+  }
+}
+
+}  // namespace papcoll
