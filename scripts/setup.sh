@@ -3,7 +3,8 @@
 # root (or with sudo available) on Debian/Ubuntu.
 set -euo pipefail
 
-packages=(cmake ninja-build g++ make libopenmpi-dev openmpi-bin libgtest-dev libboost-dev python3)
+packages=(cmake ninja-build g++ make libopenmpi-dev openmpi-bin libgtest-dev libboost-dev python3
+          pkg-config)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -21,6 +21,7 @@
 
 #include "papcoll/papcoll.h"
 #include "papcoll_bench_clock.hpp"
+#include "papcoll_bench_counts.hpp"
 #include "papcoll_bench_options.hpp"
 #include "papcoll_bench_report.hpp"
 
@@ -61,6 +62,7 @@ struct CaseParams {
   long long count = 0;
   Dtype dtype = Dtype::float32;
   Shape shape = Shape::regular;
+  std::vector<double> weights;  // scatterv/gatherv: the ranks' shares (--counts-dist)
   MPI_Comm comm = MPI_COMM_WORLD;
   int rank = 0, p = 1;
 };
@@ -335,6 +337,95 @@ class AllgathervCase final : public OpCase {
   std::vector<T> send_, recv_, ref_;
 };
 
+// Scatterv from rank 0 of --size elements in all, split by --counts-dist (proportional_counts of
+// cp.weights), packed in rank order. The root's buffer is the input (never poisoned); the
+// reference is MPI_Scatterv of the same input. Outputs are compared bit for bit.
+template <class T>
+class ScattervCase final : public OpCase {
+ public:
+  static constexpr int kRoot = 0;
+
+  explicit ScattervCase(const CaseParams& cp)
+      : cp_(cp), root_(cp.rank == kRoot), counts_(proportional_counts(cp.count, cp.weights)),
+        displs_(static_cast<size_t>(cp.p), 0) {
+    for (int i = 1; i < cp.p; ++i) displs_[i] = displs_[i - 1] + counts_[i - 1];
+    if (root_) send_.resize(static_cast<size_t>(cp.count));
+    recv_.resize(static_cast<size_t>(counts_[cp.rank]));
+    ref_.resize(recv_.size());
+  }
+
+  void generate(std::uint64_t data_seed) override {
+    if (root_) fill_random(send_, data_seed);
+    MPI_Scatterv(send_.data(), counts_.data(), displs_.data(), mpi_type<T>(), ref_.data(),
+                 counts_[cp_.rank], mpi_type<T>(), kRoot, cp_.comm);
+  }
+  void reset_output() override { poison(recv_); }
+  int run(const std::string& algorithm, const papcoll_options* opt) override {
+    if (algorithm == "native")
+      return MPI_Scatterv(send_.data(), counts_.data(), displs_.data(), mpi_type<T>(),
+                          recv_.data(), counts_[cp_.rank], mpi_type<T>(), kRoot,
+                          cp_.comm) == MPI_SUCCESS
+                 ? PAPCOLL_SUCCESS
+                 : PAPCOLL_ERR_MPI;
+    return papcoll_scatterv(send_.data(), counts_.data(), displs_.data(), mpi_type<T>(),
+                            recv_.data(), counts_[cp_.rank], mpi_type<T>(), kRoot, cp_.comm, opt);
+  }
+  bool check() const override {
+    return std::memcmp(recv_.data(), ref_.data(), recv_.size() * sizeof(T)) == 0;
+  }
+
+ private:
+  CaseParams cp_;
+  bool root_;
+  std::vector<int> counts_, displs_;
+  std::vector<T> send_, recv_, ref_;
+};
+
+// Gatherv to rank 0 of --size elements in all, split by --counts-dist, packed in rank order; only
+// the root has an output buffer. The reference is MPI_Gatherv of the same input.
+template <class T>
+class GathervCase final : public OpCase {
+ public:
+  static constexpr int kRoot = 0;
+
+  explicit GathervCase(const CaseParams& cp)
+      : cp_(cp), root_(cp.rank == kRoot), counts_(proportional_counts(cp.count, cp.weights)),
+        displs_(static_cast<size_t>(cp.p), 0) {
+    for (int i = 1; i < cp.p; ++i) displs_[i] = displs_[i - 1] + counts_[i - 1];
+    send_.resize(static_cast<size_t>(counts_[cp.rank]));
+    if (root_) {
+      recv_.resize(static_cast<size_t>(cp.count));
+      ref_.resize(recv_.size());
+    }
+  }
+
+  void generate(std::uint64_t data_seed) override {
+    fill_random(send_, data_seed);
+    MPI_Gatherv(send_.data(), counts_[cp_.rank], mpi_type<T>(), ref_.data(), counts_.data(),
+                displs_.data(), mpi_type<T>(), kRoot, cp_.comm);
+  }
+  void reset_output() override { poison(recv_); }
+  int run(const std::string& algorithm, const papcoll_options* opt) override {
+    if (algorithm == "native")
+      return MPI_Gatherv(send_.data(), counts_[cp_.rank], mpi_type<T>(), recv_.data(),
+                         counts_.data(), displs_.data(), mpi_type<T>(), kRoot,
+                         cp_.comm) == MPI_SUCCESS
+                 ? PAPCOLL_SUCCESS
+                 : PAPCOLL_ERR_MPI;
+    return papcoll_gatherv(send_.data(), counts_[cp_.rank], mpi_type<T>(), recv_.data(),
+                           counts_.data(), displs_.data(), mpi_type<T>(), kRoot, cp_.comm, opt);
+  }
+  bool check() const override {
+    return std::memcmp(recv_.data(), ref_.data(), recv_.size() * sizeof(T)) == 0;
+  }
+
+ private:
+  CaseParams cp_;
+  bool root_;
+  std::vector<int> counts_, displs_;
+  std::vector<T> send_, recv_, ref_;
+};
+
 template <template <class> class Case>
 std::unique_ptr<OpCase> make_typed(const CaseParams& cp) {
   switch (cp.dtype) {
@@ -360,6 +451,12 @@ const OpRunner kOpRunners[] = {
      make_typed<ReduceCase>},
     {"bcast", "bcast", "circulant,binomial,scatter-allgather,chain,native", make_typed<BcastCase>},
     {"allgatherv", "allgatherv", "circulant,ring,bruck,native", make_typed<AllgathervCase>},
+    {"scatterv", "scatterv",
+     "linear,binomial,binomial-minfirst,binomial-maxfirst,traff,traff-model,auto,native",
+     make_typed<ScattervCase>},
+    {"gatherv", "gatherv",
+     "linear,binomial,binomial-minfirst,binomial-maxfirst,traff,traff-model,auto,native",
+     make_typed<GathervCase>},
 };
 
 const OpRunner* find_runner(const std::string& op) {
@@ -550,8 +647,25 @@ int main(int argc, char** argv) {
                       : thread_level == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED"
                       : thread_level == MPI_THREAD_FUNNELED   ? "MPI_THREAD_FUNNELED"
                                                               : "MPI_THREAD_SINGLE";
+  // The ranks' shares of a scatterv/gatherv (--counts-dist), the same on every rank.
+  std::vector<double> speeds(static_cast<size_t>(p), 1.0);
+  if (opt.counts_dist == CountsDist::cpu_speed_measured) {
+    const double mine = measure_cpu_speed();
+    MPI_Allgather(&mine, 1, MPI_DOUBLE, speeds.data(), 1, MPI_DOUBLE, comm);
+  }
+  const std::vector<double> rank_weights =
+      counts_weights(opt.counts_dist, opt.counts_ratio, p, opt.seed, speeds);
   if (rank == 0) {
     print_header(std::cout, info);
+    if (opt.op == "scatterv" || opt.op == "gatherv") {
+      const double lo = *std::min_element(rank_weights.begin(), rank_weights.end());
+      std::cout << "# portions (" << counts_dist_label(opt.counts_dist, opt.counts_ratio)
+                << ") per rank, relative to the smallest:";
+      for (double w : rank_weights) std::cout << ' ' << format_ms(w / lo);
+      std::cout << "\n# link model: " << (opt.model_path.empty() ? "none (papcoll's alpha, beta)"
+                                                                 : opt.model_path)
+                << "\n";
+    }
     std::cout.flush();
   }
 
@@ -571,6 +685,7 @@ int main(int argc, char** argv) {
   for (const long long count : opt.sizes) {
     CaseParams cp;
     cp.count = count;
+    cp.weights = rank_weights;
     cp.dtype = opt.dtype;
     cp.comm = comm;
     cp.rank = rank;
@@ -636,6 +751,7 @@ int main(int argc, char** argv) {
           papcoll_options_init(&popt);
           popt.blocks = opt.blocks;
           popt.algorithm = alg.c_str();
+          popt.model_file = opt.model_path.empty() ? nullptr : opt.model_path.c_str();
           if (pat == PatMode::oracle) {
             popt.arrivals = arrivals.data();
             popt.arrivals_agreed = 1;

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <climits>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -12,18 +13,27 @@ namespace papcoll_bench {
 const char* const kUsage =
     "usage: mpirun ... papcoll-bench [options]\n"
     "Imbalanced-arrival benchmark of Proficz (allreduce-slt-prr, Fig. 9).\n"
-    "  --op allreduce|reduce|bcast|allgatherv   collective to measure (default allreduce;\n"
-    "                          reduce and bcast: root 0)\n"
+    "  --op allreduce|reduce|bcast|allgatherv|scatterv|gatherv   collective to measure\n"
+    "                          (default allreduce; reduce, bcast, scatterv, gatherv: root 0)\n"
     "  --algo A,B,...          algorithms: any name papcoll accepts for the op, plus 'native'\n"
     "                          (MPI_Allreduce / MPI_Reduce directly); default\n"
     "                          ring,rabenseifner,recursive-doubling,linear,slt,prr,native\n"
     "                          (reduce: clairvoyant,binomial,rabenseifner,radix-k,ring,native;\n"
     "                          bcast: circulant,binomial,scatter-allgather,chain,native;\n"
-    "                          allgatherv: circulant,ring,bruck,native)\n"
-    "  --size N[,N...]         elements per rank (allgatherv: in all); suffix K/M/G =\n"
-    "                          1024^1/2/3 (default 1M)\n"
+    "                          allgatherv: circulant,ring,bruck,native; scatterv, gatherv:\n"
+    "                          linear,binomial,binomial-minfirst,binomial-maxfirst,traff,\n"
+    "                          traff-model,auto,native)\n"
+    "  --size N[,N...]         elements per rank (allgatherv, scatterv, gatherv: in all);\n"
+    "                          suffix K/M/G = 1024^1/2/3 (default 1M)\n"
     "  --shape regular|irregular|degenerate   allgatherv contributions: equal, rank i in\n"
     "                          proportion to i, or rank 0 everything (default regular)\n"
+    "  --counts-dist equal|cpu-speed|cpu-speed:measure|ratio:R   scatterv/gatherv portions:\n"
+    "                          equal; in proportion to CPU speeds (seeded stand-ins in [1,4),\n"
+    "                          or :measure with a trivial CPU benchmark per rank, as in\n"
+    "                          Dichev et al.); ratio:R geometric, largest/smallest = R\n"
+    "                          (default equal)\n"
+    "  --model FILE            link model file for the model-based scatterv/gatherv trees\n"
+    "                          (papcoll_options.model_file; default: papcoll's alpha, beta)\n"
     "  --dtype float|double|int|long   element type (default float); the op is MPI_SUM\n"
     "  --iters N               measured iterations (default 32)\n"
     "  --warmup N              discarded iterations before them (default 3)\n"
@@ -98,6 +108,20 @@ const char* shape_name(Shape s) {
     case Shape::regular: return "regular";
     case Shape::irregular: return "irregular";
     case Shape::degenerate: return "degenerate";
+  }
+  return "?";
+}
+
+std::string counts_dist_label(CountsDist d, double ratio) {
+  switch (d) {
+    case CountsDist::equal: return "equal";
+    case CountsDist::cpu_speed: return "cpu-speed";
+    case CountsDist::cpu_speed_measured: return "cpu-speed:measure";
+    case CountsDist::ratio: {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "ratio:%g", ratio);
+      return buf;
+    }
   }
   return "?";
 }
@@ -189,7 +213,7 @@ ParseResult parse_bench_options(int argc, const char* const* argv, BenchOptions&
   static const char* const kWithValue[] = {
       "--op", "--algo", "--size", "--dtype", "--iters", "--warmup", "--mode", "--max-delay",
       "--compute-ms", "--pat", "--blocks", "--seed", "--json", "--predictor", "--window",
-      "--ema-alpha", "--warmup-messages", "--shape"};
+      "--ema-alpha", "--warmup-messages", "--shape", "--counts-dist", "--model"};
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
     if (flag == "--help" || flag == "-h") return ParseResult{ParseResult::help, ""};
@@ -261,6 +285,22 @@ ParseResult parse_bench_options(int argc, const char* const* argv, BenchOptions&
       else if (value == "irregular") out.shape = Shape::irregular;
       else if (value == "degenerate") out.shape = Shape::degenerate;
       else return fail("--shape: '" + value + "' is not one of regular, irregular, degenerate");
+    } else if (flag == "--counts-dist") {
+      const std::string bad = "--counts-dist: '" + value +
+                              "' is not one of equal, cpu-speed, cpu-speed:measure, ratio:R "
+                              "(R a number >= 1)";
+      if (value == "equal") out.counts_dist = CountsDist::equal;
+      else if (value == "cpu-speed") out.counts_dist = CountsDist::cpu_speed;
+      else if (value == "cpu-speed:measure") out.counts_dist = CountsDist::cpu_speed_measured;
+      else if (value.rfind("ratio:", 0) == 0) {
+        double r = 0;
+        if (!parse_ms(value.substr(6), &r) || !(r >= 1)) return fail(bad);
+        out.counts_dist = CountsDist::ratio;
+        out.counts_ratio = r;
+      } else return fail(bad);
+    } else if (flag == "--model") {
+      if (value.empty()) return fail("--model needs a file name");
+      out.model_path = value;
     } else if (flag == "--mode") {
       if (value == "none") out.mode = DelayMode::none;
       else if (value == "one-late") out.mode = DelayMode::one_late;

@@ -17,12 +17,16 @@ enum class Predictor { last, sma, ema };  // --predictor, for history (and monit
 enum class Dtype { float32, float64, int32, int64 };  // --dtype float|double|int|long
 // --shape: who contributes what to an all-gatherv of --size elements in all.
 enum class Shape { regular, irregular, degenerate };
+// --counts-dist: how a scatterv/gatherv splits --size elements among the ranks
+// (papcoll_bench_counts.hpp).
+enum class CountsDist { equal, cpu_speed, cpu_speed_measured, ratio };
 
 const char* delay_mode_name(DelayMode m);
 const char* pat_mode_name(PatMode m);
 const char* predictor_name(Predictor p);
 const char* dtype_name(Dtype d);
 const char* shape_name(Shape s);
+std::string counts_dist_label(CountsDist d, double ratio);  // "equal", "ratio:100", ...
 int dtype_size(Dtype d);
 bool dtype_is_float(Dtype d);
 
@@ -32,6 +36,9 @@ struct BenchOptions {
   std::vector<long long> sizes{1 << 20};  // elements
   Dtype dtype = Dtype::float32;
   Shape shape = Shape::regular;  // allgatherv only
+  CountsDist counts_dist = CountsDist::equal;  // scatterv/gatherv only
+  double counts_ratio = 1;                     // --counts-dist ratio:R
+  std::string model_path;  // --model: papcoll_options.model_file (scatterv/gatherv trees)
   int iters = 32;
   int warmup = 3;
   DelayMode mode = DelayMode::one_late;

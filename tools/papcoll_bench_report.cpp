@@ -86,6 +86,9 @@ void print_header(std::ostream& os, const RunInfo& info) {
   os << "# papcoll-bench op=" << o.op << " p=" << info.p << " size=" << sizes_label(o.sizes)
      << " dtype=" << dtype_name(o.dtype)
      << (o.op == "allgatherv" ? std::string(" shape=") + shape_name(o.shape) : std::string())
+     << (o.op == "scatterv" || o.op == "gatherv"
+             ? " counts-dist=" + counts_dist_label(o.counts_dist, o.counts_ratio)
+             : std::string())
      << " mode=" << delay_mode_name(o.mode)
      << " max-delay=" << delays_label(o.max_delays_ms) << "ms pat=" << pats_label(o.pats)
      << " iters=" << o.iters << " warmup=" << o.warmup
@@ -155,6 +158,9 @@ void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigR
   w.end_array();
   w.field("dtype", dtype_name(o.dtype)).field("mode", delay_mode_name(o.mode));
   if (o.op == "allgatherv") w.field("shape", shape_name(o.shape));
+  if (o.op == "scatterv" || o.op == "gatherv")
+    w.field("counts_dist", counts_dist_label(o.counts_dist, o.counts_ratio))
+        .field("model_file", o.model_path);
   w.key("max_delays_ms").begin_array();
   for (const double d : o.max_delays_ms) w.value(d);
   w.end_array();

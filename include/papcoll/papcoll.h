@@ -12,7 +12,9 @@ extern "C" {
 
 #define PAPCOLL_VERSION_MAJOR 0
 #define PAPCOLL_VERSION_MINOR 1
-#define PAPCOLL_OPTIONS_VERSION 1
+/* 2 added model_file. Version 1 structs (compiled against an older header) are still accepted:
+ * papcoll reads only the fields that version has and takes the defaults for the rest. */
+#define PAPCOLL_OPTIONS_VERSION 2
 
 enum papcoll_error {
   PAPCOLL_SUCCESS = 0,
@@ -22,8 +24,10 @@ enum papcoll_error {
   PAPCOLL_ERR_ARRIVALS = 4,     /* arrival times of the wrong length or not finite */
   PAPCOLL_ERR_MPI = 5,          /* an MPI call failed; the message names it */
   PAPCOLL_ERR_INTERNAL = 6,     /* a generated schedule failed its own checks: a papcoll bug */
-  PAPCOLL_ERR_THREAD = 7        /* the progress monitor's thread needs MPI_THREAD_MULTIPLE, which
+  PAPCOLL_ERR_THREAD = 7,       /* the progress monitor's thread needs MPI_THREAD_MULTIPLE, which
                                    the MPI library does not provide (see papcoll_monitor_create) */
+  PAPCOLL_ERR_MODEL = 8         /* options.model_file cannot be read or is not a valid link model
+                                   for the communicator (docs/model-format.md) */
 };
 
 /* A progress monitor (docs/prediction.md): predicts the arrival pattern of the collectives that
@@ -47,6 +51,12 @@ typedef struct papcoll_options {
                                its agreed arrival pattern (unless `arrivals` is given) */
   int monitor_site;         /* call-site key of the monitor's history predictor: calls with the
                                same key share one history; 0 (default): one history for all */
+  /* ---- version 2 ---- */
+  const char *model_file;   /* NULL, or the path of a link model file (docs/model-format.md) for
+                               the model-based scatterv/gatherv trees; NULL: every pair of ranks
+                               has `alpha` and `beta`. Read by the root of the call only, once per
+                               communicator and path, and sent to the other ranks. Other
+                               collectives ignore it. */
 } papcoll_options;
 /* Arrival times are read only by algorithms that use them ("auto", "slt", "prr", reduce's
  * "clairvoyant"); others ignore them. `arrivals` must be NULL on every rank or on none, since
@@ -95,6 +105,39 @@ int papcoll_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_
 int papcoll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                        const int *recvcounts, const int *displs, MPI_Datatype recvtype,
                        MPI_Comm comm, const papcoll_options *opt);
+
+/* Like MPI_Scatterv and MPI_Gatherv (docs/scatter-gather.md): any root, zero counts, any
+ * displacements (in extents of the root's type; scatterv's may overlap), a type on the other side
+ * that differs with the same number of bytes per portion, MPI_IN_PLACE at the root (scatterv:
+ * as recvbuf, the root's portion stays in sendbuf; gatherv: as sendbuf, it is already at
+ * displs[root] in recvbuf). The arguments MPI reads at the root only (scatterv: sendbuf,
+ * sendcounts, displs, sendtype; gatherv: recvbuf, recvcounts, displs, recvtype) may be NULL or
+ * MPI_DATATYPE_NULL elsewhere. The send buffer is never written. At most 2^31 - 1 bytes in all.
+ *
+ * Algorithms: papcoll_algorithms("scatterv"), trees of Dichev, Rychkov and Lastovetsky
+ * (docs/algorithms.md, "Scatterv and gatherv"): linear, binomial, binomial-minfirst,
+ * binomial-maxfirst, traff, traff-model; "auto" (default) takes the tree with the smallest
+ * predicted time under the link model; "native" is MPI_Scatterv / MPI_Gatherv. The model is
+ * options.model_file (PAPCOLL_ERR_MODEL when it cannot be read, is invalid or is for another
+ * number of ranks), else options.alpha and beta for every pair. A relay forwards the portions of
+ * its whole subtree in one message.
+ *
+ * Every rank must derive the same tree, but only the root knows every count, so each call of a
+ * papcoll tree begins with one broadcast from the root: every portion's size in bytes, the root's
+ * Hockney parameters and link model (the model's values only the first time a path is used on the
+ * communicator) and the root's verdict on its own arguments. Hence only the root's model_file,
+ * alpha and beta count, and an error in the root's arguments (or its model) is returned on every
+ * rank with the root's code. A rank whose own arguments are wrong (a negative count, a NULL buffer,
+ * or scatterv's recvcount * size(recvtype) / gatherv's sendcount * size(sendtype) differing from
+ * the root's bytes for it) still relays the other ranks' portions, writes nothing into its
+ * buffer, returns PAPCOLL_ERR_ARG and (gatherv) sends zero bytes in place of its portion; the
+ * other ranks cannot see that error. Every rank must pass the same root and algorithm. */
+int papcoll_scatterv(const void *sendbuf, const int *sendcounts, const int *displs,
+                     MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                     int root, MPI_Comm comm, const papcoll_options *opt);
+int papcoll_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root,
+                    MPI_Comm comm, const papcoll_options *opt);
 
 /* ---- Progress monitor and arrival-time prediction (docs/prediction.md) -------------------------
  *
@@ -183,6 +226,10 @@ int papcoll_monitor_test_inject(papcoll_monitor mon, double remaining);
 const char *papcoll_error_string(int code);
 /* Message of the calling thread's last failed call ("" if none). */
 const char *papcoll_last_error(void);
+/* The algorithm the calling thread's last collective call ran: a name papcoll_algorithms() lists,
+ * "native" (the MPI library's collective) or "" when the call had nothing to move (count 0)
+ * or failed before choosing. Tells what "auto" picked. */
+const char *papcoll_last_algorithm(void);
 
 /* Comma-separated names of the algorithms available for a collective ("allreduce", ...), or NULL
  * for an unknown collective. The list ends with "native" (the MPI library's own collective) and

@@ -88,6 +88,7 @@ int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
   const AlgorithmInfo* algo = call.selection().is_auto
                                   ? find_algorithm(Collective::allgatherv, "circulant")
                                   : call.selection().algo;
+  CollectiveCall::record_algorithm(algo);
   if (algo == nullptr) {
     const int rc = MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                   recvtype, ctx.comm);

@@ -35,6 +35,7 @@ int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
       call.selection().is_auto
           ? choose_allreduce(call.p(), count, call.commutative(), arrivals, call.cost(), bytes)
           : call.selection().algo;
+  CollectiveCall::record_algorithm(algo);
   if (algo == nullptr) {
     const int rc = MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, ctx.comm);
     return rc == MPI_SUCCESS ? PAPCOLL_SUCCESS : call.mpi_error({rc, "MPI_Allreduce"});

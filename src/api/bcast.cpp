@@ -27,7 +27,7 @@ int bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm com
   if (count > 0 && buffer == nullptr) return call.arg_error("buffer is NULL");
 
   if (int rc = call.enter_monitor(comm, entry_time); rc != PAPCOLL_SUCCESS) return rc;
-  if (count == 0 || layout.size == 0 || call.p() == 1) return PAPCOLL_SUCCESS;
+  if (count == 0 || layout.size == 0) return PAPCOLL_SUCCESS;
   if (int rc = call.open_context(comm); rc != PAPCOLL_SUCCESS) return rc;
   CommContext& ctx = call.context();
   // No broadcast or all-gatherv algorithm reads arrival times yet, so none are agreed on.
@@ -35,10 +35,12 @@ int bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm com
   const AlgorithmInfo* algo = call.selection().is_auto
                                   ? find_algorithm(Collective::bcast, "circulant")
                                   : call.selection().algo;
+  CollectiveCall::record_algorithm(algo);
   if (algo == nullptr) {
     const int rc = MPI_Bcast(buffer, count, datatype, root, ctx.comm);
     return rc == MPI_SUCCESS ? PAPCOLL_SUCCESS : call.mpi_error({rc, "MPI_Bcast"});
   }
+  if (call.p() == 1) return PAPCOLL_SUCCESS;  // the root's buffer is already the result
 
   GeneratorInput in;
   in.p = call.p();

@@ -5,8 +5,16 @@
 #include <utility>
 
 #include "api/arrivals.hpp"
+#include "api/options.hpp"
 
 namespace papcoll {
+namespace {
+thread_local const char* t_last_algorithm = "";
+}  // namespace
+
+void CollectiveCall::record_algorithm(const AlgorithmInfo* algo) {
+  t_last_algorithm = algo != nullptr ? algo->name : "native";
+}
 
 CollectiveCall::~CollectiveCall() {
   if (in_monitor_call_) monitor_->exit_call();
@@ -21,13 +29,8 @@ int CollectiveCall::mpi_error(const MpiStatus& s) const {
 }
 
 int CollectiveCall::check_options_and_comm(const papcoll_options* user_opt, MPI_Comm comm) {
-  papcoll_options_init(&opt_);
-  if (user_opt != nullptr) {
-    if (user_opt->version != PAPCOLL_OPTIONS_VERSION)
-      return arg_error("options->version is " + std::to_string(user_opt->version) + ", expected " +
-                       std::to_string(PAPCOLL_OPTIONS_VERSION) + " (call papcoll_options_init)");
-    opt_ = *user_opt;
-  }
+  t_last_algorithm = "";
+  if (std::string error; !read_user_options(user_opt, &opt_, &error)) return arg_error(error);
   if (opt_.blocks < 0) return arg_error("blocks is negative (" + std::to_string(opt_.blocks) + ")");
   // Hockney parameters: <= 0 means the default, anything not finite is a mistake.
   for (auto [given, dst] : {std::pair{opt_.alpha, &cost_.alpha}, std::pair{opt_.beta, &cost_.beta},
@@ -56,10 +59,25 @@ int CollectiveCall::check_options_and_comm(const papcoll_options* user_opt, MPI_
 
 int CollectiveCall::check_datatype(MPI_Datatype type, const char* what,
                                    DatatypeLayout* out) const {
-  if (type == MPI_DATATYPE_NULL) return arg_error(std::string(what) + " is MPI_DATATYPE_NULL");
-  if (MpiStatus s = query_layout(type, out); !s.ok()) return mpi_error(s);
-  if (out->size > 0 && out->extent <= 0)
-    return arg_error("datatypes with an extent <= 0 are not supported");
+  std::string why;
+  const int code = datatype_problem(type, what, out, &why);
+  return code == PAPCOLL_SUCCESS ? code : fail(code, std::string(who_) + ": " + why);
+}
+
+int CollectiveCall::datatype_problem(MPI_Datatype type, const char* what, DatatypeLayout* out,
+                                     std::string* why) const {
+  if (type == MPI_DATATYPE_NULL) {
+    *why = std::string(what) + " is MPI_DATATYPE_NULL";
+    return PAPCOLL_ERR_ARG;
+  }
+  if (MpiStatus s = query_layout(type, out); !s.ok()) {
+    *why = describe(s);
+    return PAPCOLL_ERR_MPI;
+  }
+  if (out->size > 0 && out->extent <= 0) {
+    *why = "datatypes with an extent <= 0 are not supported";
+    return PAPCOLL_ERR_ARG;
+  }
   return PAPCOLL_SUCCESS;
 }
 
@@ -110,3 +128,5 @@ int CollectiveCall::block_count(const AlgorithmInfo& algo, const GeneratorInput&
 }
 
 }  // namespace papcoll
+
+extern "C" const char* papcoll_last_algorithm(void) { return papcoll::t_last_algorithm; }

@@ -43,6 +43,10 @@ class CollectiveCall {
   // A datatype the executor can run on: not null, extent > 0 unless it carries no data. `what`
   // names the argument in the message ("datatype", "recvtype").
   int check_datatype(MPI_Datatype type, const char* what, DatatypeLayout* out) const;
+  // The same verdict without failing the call: the code, with the reason in *why (no "<who>: "),
+  // for checks whose error is reported later (scatterv/gatherv, scatter_gather_call.hpp).
+  int datatype_problem(MPI_Datatype type, const char* what, DatatypeLayout* out,
+                       std::string* why) const;
   // A root in [0, p).
   int check_root(int root) const;
   // Refuses an algorithm that reorders the reduction when `op` is not commutative; sets
@@ -65,6 +69,9 @@ class CollectiveCall {
   bool commutative() const { return commutative_; }
   CommContext& context() const { return *ctx_; }
   const char* who() const { return who_; }
+
+  // Records the algorithm the call runs (nullptr: the MPI library's) for papcoll_last_algorithm.
+  static void record_algorithm(const AlgorithmInfo* algo);
 
   // Block count of a schedule: the caller's, else the algorithm's default for `in` (p, bytes and
   // Hockney parameters set), never more than `elements` (empty blocks only add messages or

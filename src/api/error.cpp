@@ -26,6 +26,7 @@ extern "C" const char* papcoll_error_string(int code) {
     case PAPCOLL_ERR_MPI: return "MPI call failed";
     case PAPCOLL_ERR_INTERNAL: return "internal error";
     case PAPCOLL_ERR_THREAD: return "MPI_THREAD_MULTIPLE needed but not provided";
+    case PAPCOLL_ERR_MODEL: return "invalid link model";
   }
   return "unknown error code";
 }

@@ -1,9 +1,44 @@
-// Small entry points of the C API that need no communicator.
+// Small entry points of the C API that need no communicator, and the options versions.
+#include "api/options.hpp"
+
 #include <array>
+#include <cstddef>
+#include <cstring>
 #include <string>
 
 #include "api/selection.hpp"
 #include "papcoll/papcoll.h"
+
+namespace papcoll {
+namespace {
+
+// Bytes of the struct that version v has: everything before the first field a later version added.
+size_t options_bytes(int version) {
+  switch (version) {
+    case 1: return offsetof(papcoll_options, model_file);
+    case 2: return sizeof(papcoll_options);
+  }
+  return 0;
+}
+static_assert(PAPCOLL_OPTIONS_VERSION == 2, "options_bytes must know every version");
+
+}  // namespace
+
+bool read_user_options(const papcoll_options* user, papcoll_options* out, std::string* error) {
+  papcoll_options_init(out);
+  if (user == nullptr) return true;
+  const size_t n = options_bytes(user->version);
+  if (n == 0) {
+    *error = "options->version is " + std::to_string(user->version) + ", expected 1.." +
+             std::to_string(PAPCOLL_OPTIONS_VERSION) + " (call papcoll_options_init)";
+    return false;
+  }
+  std::memcpy(static_cast<void*>(out), static_cast<const void*>(user), n);
+  out->version = PAPCOLL_OPTIONS_VERSION;
+  return true;
+}
+
+}  // namespace papcoll
 
 extern "C" void papcoll_options_init(papcoll_options* opt) {
   if (opt == nullptr) return;

@@ -70,6 +70,7 @@ int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
   const AlgorithmInfo* algo = call.selection().is_auto
                                   ? choose_reduce(call.commutative(), arrivals, call.cost(), bytes)
                                   : call.selection().algo;
+  CollectiveCall::record_algorithm(algo);
   if (algo == nullptr) {
     const int rc = MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, ctx.comm);
     return rc == MPI_SUCCESS ? PAPCOLL_SUCCESS : call.mpi_error({rc, "MPI_Reduce"});

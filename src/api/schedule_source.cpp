@@ -3,9 +3,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "api/error.hpp"
 #include "papcoll/papcoll.h"
+#include "schedule/portions.hpp"
+#include "schedule/scatter_gather_generators.hpp"
 #include "verify/verifier.hpp"
 
 namespace papcoll {
@@ -37,16 +40,31 @@ std::string bounds_problem(const Schedule& s, const GeneratorInput& in, int rank
   return "";
 }
 
-}  // namespace
+template <typename T>
+void append_bytes(std::string& key, const T& v) {
+  key.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
 
-int obtain_schedule(CommContext& ctx, const AlgorithmInfo& algo, const GeneratorInput& in,
-                    const char* caller, std::shared_ptr<const RankSchedule>* out) {
-  if (!algo.uses_arrivals) {
-    if (auto cached = ctx.cached_schedule(&algo, in.blocks, in.root)) {
-      *out = std::move(cached);
-      return PAPCOLL_SUCCESS;
+// The cache key of a schedule of collective c. The scatterv/gatherv trees depend on every
+// portion's size and on the links (scatter_gather_generators.hpp), so their key carries the
+// portion sizes as the generators see them (portion_bytes) and the link model, or alpha and beta.
+ScheduleKey key_of(Collective c, const AlgorithmInfo* algo, const GeneratorInput& in) {
+  ScheduleKey key{c, algo, in.blocks, in.root, {}, nullptr};
+  if (c == Collective::scatterv || c == Collective::gatherv) {
+    for (double b : portion_bytes(in)) append_bytes(key.input, b);
+    if (in.link_model != nullptr) {
+      key.link_model = in.link_model;
+    } else {
+      append_bytes(key.input, in.cost.alpha);
+      append_bytes(key.input, in.cost.beta);
     }
   }
+  return key;
+}
+
+// Generates algo's schedule for `in` and checks it; this rank's part in *out.
+int generate_checked(CommContext& ctx, const AlgorithmInfo& algo, const GeneratorInput& in,
+                     const char* caller, std::shared_ptr<const RankSchedule>* out) {
   Schedule s = algo.generate(in);
   const std::string where = std::string(caller) + ": schedule of '" + algo.name + "' for p=" +
                             std::to_string(in.p) + ", blocks=" + std::to_string(in.blocks);
@@ -56,9 +74,38 @@ int obtain_schedule(CommContext& ctx, const AlgorithmInfo& algo, const Generator
   }
   const std::string problem = bounds_problem(s, in, ctx.rank);
   if (!problem.empty()) return fail(PAPCOLL_ERR_INTERNAL, where + ": " + problem);
-  auto mine = std::make_shared<const RankSchedule>(std::move(s.ranks[ctx.rank]));
-  if (!algo.uses_arrivals) ctx.cache_schedule(&algo, in.blocks, mine, in.root);
-  *out = std::move(mine);
+  *out = std::make_shared<const RankSchedule>(std::move(s.ranks[ctx.rank]));
+  return PAPCOLL_SUCCESS;
+}
+
+}  // namespace
+
+int obtain_schedule(CommContext& ctx, const AlgorithmInfo& algo, const GeneratorInput& in,
+                    const char* caller, std::shared_ptr<const RankSchedule>* out) {
+  if (algo.uses_arrivals) return generate_checked(ctx, algo, in, caller, out);
+  ScheduleKey key = key_of(algo.collective, &algo, in);
+  if (auto cached = ctx.cached_schedule(key)) {
+    *out = std::move(cached);
+    return PAPCOLL_SUCCESS;
+  }
+  if (int rc = generate_checked(ctx, algo, in, caller, out); rc != PAPCOLL_SUCCESS) return rc;
+  ctx.cache_schedule(std::move(key), *out);
+  return PAPCOLL_SUCCESS;
+}
+
+int obtain_sg_schedule(CommContext& ctx, Collective c, const AlgorithmInfo* algo,
+                       const GeneratorInput& in, const char* caller,
+                       std::shared_ptr<const RankSchedule>* out) {
+  ScheduleKey key = key_of(c, algo, in);
+  if (auto cached = ctx.cached_schedule(key)) {
+    *out = std::move(cached);
+    return PAPCOLL_SUCCESS;
+  }
+  const AlgorithmInfo* used = algo != nullptr ? algo : choose_sg_tree(c, in).algorithm;
+  if (used == nullptr)
+    return fail(PAPCOLL_ERR_INTERNAL, std::string(caller) + ": no tree algorithm registered");
+  if (int rc = generate_checked(ctx, *used, in, caller, out); rc != PAPCOLL_SUCCESS) return rc;
+  ctx.cache_schedule(std::move(key), *out);
   return PAPCOLL_SUCCESS;
 }
 

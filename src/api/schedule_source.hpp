@@ -1,5 +1,7 @@
-// Where the executor's schedule comes from: the communicator's cache for algorithms whose
-// schedule depends only on (algorithm, p, blocks, root), a fresh generation otherwise.
+// Where the executor's schedule comes from: the communicator's cache for algorithms that ignore
+// arrival times (keyed on what the schedule depends on: algorithm, p, blocks, root and, for the
+// scatterv/gatherv trees, the portion sizes and the links; comm_context.hpp ScheduleKey), a fresh
+// generation otherwise.
 #pragma once
 
 #include <memory>
@@ -15,5 +17,12 @@ namespace papcoll {
 // cannot make the executor index out of range.
 int obtain_schedule(CommContext& ctx, const AlgorithmInfo& algo, const GeneratorInput& in,
                     const char* caller, std::shared_ptr<const RankSchedule>* out);
+
+// The same for a scatterv/gatherv tree (collective c): `algo` is a registry row of c, or null for
+// "auto", which takes choose_sg_tree's choice (cached under the same key, so a repeated call
+// neither builds the six trees again nor generates the schedule).
+int obtain_sg_schedule(CommContext& ctx, Collective c, const AlgorithmInfo* algo,
+                       const GeneratorInput& in, const char* caller,
+                       std::shared_ptr<const RankSchedule>* out);
 
 }  // namespace papcoll

@@ -2,14 +2,15 @@
 
 #include <mutex>
 #include <set>
+#include <utility>
 
 namespace papcoll {
 
-std::shared_ptr<const RankSchedule> CommContext::cached_schedule(const AlgorithmInfo* algo,
-                                                                 int blocks, int root) {
+std::shared_ptr<const RankSchedule> CommContext::cached_schedule(const ScheduleKey& key) {
   for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-    if (it->collective != algo->collective || it->algo != algo || it->blocks != blocks ||
-        it->root != root)
+    const ScheduleKey& k = it->key;
+    if (k.collective != key.collective || k.algo != key.algo || k.blocks != key.blocks ||
+        k.root != key.root || k.link_model != key.link_model || k.input != key.input)
       continue;
     entries_.splice(entries_.begin(), entries_, it);
     return entries_.front().schedule;
@@ -17,10 +18,19 @@ std::shared_ptr<const RankSchedule> CommContext::cached_schedule(const Algorithm
   return nullptr;
 }
 
+void CommContext::cache_schedule(ScheduleKey key, std::shared_ptr<const RankSchedule> rs) {
+  entries_.push_front(Entry{std::move(key), std::move(rs)});
+  if (entries_.size() > kMaxEntries) entries_.pop_back();
+}
+
+std::shared_ptr<const RankSchedule> CommContext::cached_schedule(const AlgorithmInfo* algo,
+                                                                 int blocks, int root) {
+  return cached_schedule(ScheduleKey{algo->collective, algo, blocks, root, {}, nullptr});
+}
+
 void CommContext::cache_schedule(const AlgorithmInfo* algo, int blocks,
                                  std::shared_ptr<const RankSchedule> rs, int root) {
-  entries_.push_front(Entry{algo->collective, algo, blocks, root, std::move(rs)});
-  if (entries_.size() > kMaxEntries) entries_.pop_back();
+  cache_schedule(ScheduleKey{algo->collective, algo, blocks, root, {}, nullptr}, std::move(rs));
 }
 
 namespace {

@@ -1,0 +1,106 @@
+// papcoll_gatherv: argument checks, the agreement with the root, the tree, then the executor's
+// gatherv wrapper. The checks shared by every collective, and their order, are in
+// collective_call.hpp; what scatterv and gatherv share (the root's broadcast of the counts and the
+// model, deferred errors) in scatter_gather_call.hpp.
+//
+// The trees are those of Dichev, Rychkov and Lastovetsky (docs/algorithms.md, "Scatterv and
+// gatherv"), run backwards in time: a node receives its children's subtrees, then sends its whole
+// subtree's portions to its parent in one message. "auto" is choose_sg_tree, the tree with the
+// smallest predicted time under the link model, taken in the direction the data flows.
+#include <string>
+#include <vector>
+
+#include "api/collective_call.hpp"
+#include "api/scatter_gather_call.hpp"
+#include "api/schedule_source.hpp"
+#include "executor/executor_scatter_gather.hpp"
+
+namespace papcoll {
+namespace {
+
+constexpr const char* kWho = "papcoll_gatherv";
+
+int gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+            const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root,
+            MPI_Comm comm, const papcoll_options* user_opt, double entry_time) {
+  CollectiveCall call(kWho, Collective::gatherv);
+  if (int rc = call.check_options_and_comm(user_opt, comm); rc != PAPCOLL_SUCCESS) return rc;
+  if (int rc = call.check_root(root); rc != PAPCOLL_SUCCESS) return rc;
+  const int p = call.p(), rank = call.rank();
+  const bool is_root = rank == root;
+  const bool in_place = is_root && sendbuf == MPI_IN_PLACE;
+
+  RootPortions all;
+  std::vector<long long> bytes;
+  ArgProblem root_problem;  // at the root: goes to every rank
+  if (is_root)
+    root_problem = check_root_portions(
+        call, {recvbuf, recvcounts, displs, recvtype, "recvbuf", "recvcounts", "recvtype"},
+        &all.layout, &bytes);
+  OwnPortion own;
+  ArgProblem own_problem;  // elsewhere: returned at the end
+  const OwnArgs own_args{sendbuf, sendcount, sendtype, "sendbuf", "sendcount", "sendtype"};
+  if (!in_place) {
+    ArgProblem& problem = is_root ? root_problem : own_problem;
+    if (problem.ok()) problem = check_own_portion(call, own_args, &own.layout);
+    if (is_root && problem.ok())
+      problem = check_own_bytes(own_args, own.layout, bytes[root],
+                                "recvcounts[" + std::to_string(root) + "] * size(recvtype)");
+  }
+
+  if (call.selection().algo == nullptr && !call.selection().is_auto) {  // native
+    if (!root_problem.ok()) return root_problem.report(call);
+    if (!own_problem.ok()) return own_problem.report(call);
+    if (int rc = call.enter_monitor(comm, entry_time); rc != PAPCOLL_SUCCESS) return rc;
+    if (int rc = call.open_context(comm); rc != PAPCOLL_SUCCESS) return rc;
+    const int rc = MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                               recvtype, root, call.context().comm);
+    return rc == MPI_SUCCESS ? PAPCOLL_SUCCESS : call.mpi_error({rc, "MPI_Gatherv"});
+  }
+
+  if (int rc = call.enter_monitor(comm, entry_time); rc != PAPCOLL_SUCCESS) return rc;
+  if (int rc = call.open_context(comm); rc != PAPCOLL_SUCCESS) return rc;
+  CommContext& ctx = call.context();
+  // No gatherv algorithm reads arrival times, so none are agreed on.
+  RootInput agreed;
+  if (int rc = agree_on_root_input(call, root, root_problem, std::move(bytes), &agreed);
+      rc != PAPCOLL_SUCCESS)
+    return rc;
+  if (!is_root && own_problem.ok())
+    own_problem = check_own_bytes(own_args, own.layout, agreed.bytes[rank],
+                                  "the root's recvcounts[" + std::to_string(rank) +
+                                      "] * size(recvtype)");
+  own.buf = const_cast<void*>(sendbuf);  // only read (execute_gatherv)
+  own.count = sendcount;
+  own.usable = own_problem.ok();
+  all.buf = recvbuf;
+  all.counts = recvcounts;
+  all.displs = displs;
+
+  static const RankSchedule kNothingToMove;
+  std::shared_ptr<const RankSchedule> schedule;
+  if (agreed.total() - agreed.bytes[root] > 0) {
+    if (int rc = obtain_sg_schedule(ctx, Collective::gatherv, call.selection().algo,
+                                    agreed.generator_input(p, root), kWho, &schedule);
+        rc != PAPCOLL_SUCCESS)
+      return rc;
+  }
+  const MpiStatus s = execute_gatherv(schedule ? *schedule : kNothingToMove, agreed.bytes, root,
+                                      all, own, in_place, ctx);
+  if (!s.ok()) return call.mpi_error(s);
+  return own_problem.ok() ? PAPCOLL_SUCCESS : own_problem.report(call);
+}
+
+}  // namespace
+}  // namespace papcoll
+
+extern "C" int papcoll_gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void* recvbuf, const int* recvcounts, const int* displs,
+                               MPI_Datatype recvtype, int root, MPI_Comm comm,
+                               const papcoll_options* opt) {
+  const double entry_time = papcoll::prediction::steady_seconds();
+  return papcoll::guarded_call(papcoll::kWho, [&] {
+    return papcoll::gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                            root, comm, opt, entry_time);
+  });
+}

@@ -1,0 +1,30 @@
+// What the interposition library does per operation, from the environment (docs/intercept.md):
+// PAPCOLL_ALLREDUCE, PAPCOLL_REDUCE, PAPCOLL_BCAST, PAPCOLL_ALLGATHERV = auto | native | a name
+// papcoll_algorithms() lists for the operation; PAPCOLL_VERBOSE=1. Read once, on first use, the
+// same way on every rank (the environment mpirun exports), so every rank takes the same path.
+#pragma once
+
+#include <string>
+
+namespace papcoll::intercept {
+
+enum class Operation { allreduce, reduce, bcast, allgatherv, count };
+
+const char* operation_name(Operation op);      // "allreduce"
+const char* mpi_function_name(Operation op);   // "MPI_Allreduce"
+
+struct OperationChoice {
+  bool native = false;    // straight to PMPI_
+  std::string algorithm;  // papcoll's name ("auto" by default)
+};
+
+struct Config {
+  OperationChoice ops[static_cast<int>(Operation::count)];
+  bool verbose = false;
+  const OperationChoice& operator[](Operation op) const { return ops[static_cast<int>(op)]; }
+};
+
+// Parsed on the first call; an unknown value gives one warning on stderr and the native path.
+const Config& config();
+
+}  // namespace papcoll::intercept

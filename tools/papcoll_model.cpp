@@ -1,0 +1,350 @@
+// papcoll-model: makes and inspects link model files (docs/model-format.md) for the model-based
+// scatterv/gatherv trees. `measure` runs under mpirun and estimates every pair's Hockney
+// parameters by ping-pong (papcoll_model_measure.hpp); `homogeneous` writes one alpha and beta
+// for every pair; `show` validates a file and summarises it. See docs/papcoll-model.md.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "model/link_model_io.hpp"
+#include "papcoll_model_measure.hpp"
+
+namespace {
+
+using papcoll::LinkModel;
+
+const char* const kUsage =
+    "usage: mpirun ... papcoll-model measure --out FILE [--sizes M1,M2,...] [--reps N]\n"
+    "                       [--budget-s S] [--target-ci X] [--min-sweeps N] [--max-sweeps N]\n"
+    "       papcoll-model homogeneous --p P --alpha A --beta B --out FILE\n"
+    "       papcoll-model show FILE [--p P]\n"
+    "measure: ping-pong every pair of ranks (round-robin rounds, all ranks busy), fit\n"
+    "  t = alpha + beta * m per direction by least squares, repeat sweeps until every 95%\n"
+    "  confidence interval is within --target-ci (relative, default 0.05) or --budget-s\n"
+    "  (default 60) is spent; --sizes in bytes with K/M suffixes (default 1,1K,16K,64K,256K),\n"
+    "  --reps round trips per point (their median; default 7), sweeps 2..100 by default.\n"
+    "homogeneous: one alpha (s) and beta (s/byte) for every pair of P ranks.\n"
+    "show: read and validate FILE (with --p: for exactly P ranks) and summarise it.\n"
+    "FILE '-' is standard output. Exit status: 0 ok, 1 failure, 2 bad usage.\n";
+
+struct Args {
+  std::string command, file;
+  std::map<std::string, std::string> flags;
+  std::string error;
+  bool has(const std::string& f) const { return flags.count(f) > 0; }
+  std::string get(const std::string& f) const {
+    auto it = flags.find(f);
+    return it == flags.end() ? "" : it->second;
+  }
+};
+
+Args parse_args(int argc, char** argv) {
+  static const char* const known[] = {"--out",        "--sizes",      "--reps",
+                                      "--budget-s",   "--target-ci",  "--min-sweeps",
+                                      "--max-sweeps", "--p",          "--alpha",
+                                      "--beta"};
+  Args a;
+  if (argc < 2) {
+    a.error = "missing command";
+    return a;
+  }
+  a.command = argv[1];
+  for (int i = 2; i < argc; ++i) {
+    std::string f = argv[i], value;
+    if (f.rfind("--", 0) != 0) {
+      if (a.command == "show" && a.file.empty()) {
+        a.file = f;
+        continue;
+      }
+      a.error = "unexpected argument '" + f + "'";
+      return a;
+    }
+    if (const auto eq = f.find('='); eq != std::string::npos) {
+      value = f.substr(eq + 1);
+      f = f.substr(0, eq);
+    } else if (i + 1 < argc) {
+      value = argv[++i];
+    } else {
+      a.error = "option " + f + " needs a value";
+      return a;
+    }
+    if (std::find_if(std::begin(known), std::end(known), [&](const char* k) { return f == k; }) ==
+        std::end(known)) {
+      a.error = "unknown option " + f;
+      return a;
+    }
+    a.flags[f] = value;
+  }
+  return a;
+}
+
+bool parse_long(const std::string& s, long long lo, long long hi, long long* out) {
+  if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) return false;
+  errno = 0;
+  const long long v = std::strtoll(s.c_str(), nullptr, 10);
+  if (errno != 0 || v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
+bool parse_double(const std::string& s, double* out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (*end != '\0' || !std::isfinite(v)) return false;
+  *out = v;
+  return true;
+}
+
+bool parse_bytes(std::string s, long long* out) {
+  long long mult = 1;
+  if (!s.empty() && (s.back() == 'K' || s.back() == 'k')) mult = 1 << 10;
+  if (!s.empty() && (s.back() == 'M' || s.back() == 'm')) mult = 1 << 20;
+  if (mult != 1) s.pop_back();
+  long long n = 0;
+  if (!parse_long(s, 0, INT_MAX / mult, &n)) return false;
+  *out = n * mult;
+  return true;
+}
+
+// Checks the measure options; "" or the problem.
+std::string measure_options(const Args& a, papcoll_model::MeasureOptions* o) {
+  if (!a.has("--out")) return "measure needs --out FILE";
+  for (const char* f : {"--p", "--alpha", "--beta"})
+    if (a.has(f)) return std::string(f) + " is for 'homogeneous'";
+  long long n = 0;
+  if (a.has("--sizes")) {
+    o->sizes.clear();
+    std::stringstream list(a.get("--sizes"));
+    for (std::string item; std::getline(list, item, ',');) {
+      if (!parse_bytes(item, &n)) return "--sizes: '" + item + "' is not a byte count";
+      o->sizes.push_back(n);
+    }
+    std::vector<long long> distinct = o->sizes;
+    std::sort(distinct.begin(), distinct.end());
+    if (std::unique(distinct.begin(), distinct.end()) - distinct.begin() < 2)
+      return "--sizes needs at least two different sizes (a line through one point is not "
+             "determined)";
+  }
+  if (a.has("--reps")) {
+    if (!parse_long(a.get("--reps"), 1, 100000, &n)) return "--reps: an integer in 1..100000";
+    o->reps = static_cast<int>(n);
+  }
+  if (a.has("--min-sweeps")) {
+    if (!parse_long(a.get("--min-sweeps"), 1, 1000000, &n)) return "--min-sweeps: an integer >= 1";
+    o->min_sweeps = static_cast<int>(n);
+  }
+  if (a.has("--max-sweeps")) {
+    if (!parse_long(a.get("--max-sweeps"), 1, 1000000, &n)) return "--max-sweeps: an integer >= 1";
+    o->max_sweeps = static_cast<int>(n);
+  }
+  if (o->min_sweeps > o->max_sweeps) return "--min-sweeps is above --max-sweeps";
+  if (a.has("--budget-s") && (!parse_double(a.get("--budget-s"), &o->budget_s) || o->budget_s < 0))
+    return "--budget-s: seconds >= 0";
+  if (a.has("--target-ci") &&
+      (!parse_double(a.get("--target-ci"), &o->target_ci) || !(o->target_ci > 0)))
+    return "--target-ci: a number > 0 (relative half-width, e.g. 0.05)";
+  return "";
+}
+
+// Writes `text` to `path` ('-': standard output); false if that failed.
+bool write_text(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::cout << text;
+    return static_cast<bool>(std::cout.flush());
+  }
+  std::ofstream out(path, std::ios::trunc);
+  out << text;
+  out.close();
+  return static_cast<bool>(out);
+}
+
+// The model file with `comments` after the header line.
+std::string model_text(const LinkModel& m, const std::string& comments) {
+  std::ostringstream s;
+  papcoll::write_link_model(s, m);
+  std::string text = s.str();
+  text.insert(text.find('\n') + 1, comments);
+  return text;
+}
+
+std::string format_g(double v, int digits = 3) {
+  std::ostringstream s;
+  s << std::setprecision(digits) << v;
+  return s.str();
+}
+
+int measure(int argc, char** argv, const Args& a) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, p = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &p);
+  auto finish = [](int code) {
+    MPI_Finalize();
+    return code;
+  };
+  papcoll_model::MeasureOptions o;
+  if (const std::string e = measure_options(a, &o); !e.empty()) {
+    if (rank == 0) std::cerr << "papcoll-model: " << e << "\n" << kUsage;
+    return finish(2);
+  }
+  const std::string out_path = a.get("--out");
+  int writable = 1;
+  if (rank == 0 && out_path != "-") writable = std::ofstream(out_path, std::ios::app).good();
+  MPI_Bcast(&writable, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (!writable) {
+    if (rank == 0) std::cerr << "papcoll-model: cannot write '" << out_path << "'\n";
+    return finish(1);
+  }
+  papcoll_model::MeasureResult r;
+  const std::string error = papcoll_model::measure_link_model(MPI_COMM_WORLD, o, &r);
+  int code = error.empty() ? 0 : 1;
+  if (rank == 0 && !error.empty()) std::cerr << "papcoll-model: measure: " << error << "\n";
+  if (rank == 0 && error.empty()) {
+    std::string sizes;
+    for (long long m : o.sizes) sizes += (sizes.empty() ? "" : ",") + std::to_string(m);
+    std::ostringstream c;
+    c << "# measured by papcoll-model measure (docs/papcoll-model.md): p=" << p
+      << ", ping-pong sizes " << sizes << " bytes, median of " << o.reps
+      << " round trips per point, " << r.sweeps << " sweeps in " << format_g(r.seconds) << " s\n"
+      << "# alpha: half the round-trip latency of the pair (a round trip cannot split it between\n"
+      << "# the directions); beta: each direction's own least-squares slope\n"
+      << "# worst relative 95% CI half-width: alpha " << format_g(r.worst_alpha_ci) << ", beta "
+      << format_g(r.worst_beta_ci) << " (target " << format_g(o.target_ci) << ": "
+      << (r.converged ? "reached" : "NOT reached") << ")\n";
+    if (r.clamped > 0)
+      c << "# " << r.clamped << " negative estimates written as 0\n";
+    if (!write_text(out_path, model_text(*r.model, c.str()))) {
+      std::cerr << "papcoll-model: writing '" << out_path << "' failed\n";
+      code = 1;
+    } else if (out_path != "-") {
+      std::cout << "papcoll-model: wrote " << out_path << ": p=" << p << ", " << r.sweeps
+                << " sweeps in " << format_g(r.seconds) << " s, worst relative 95% CI alpha "
+                << format_g(r.worst_alpha_ci) << " beta " << format_g(r.worst_beta_ci)
+                << (r.converged ? "" : " (target not reached: raise --budget-s or --reps)")
+                << (r.clamped > 0
+                        ? ", " + std::to_string(r.clamped) + " negative estimates set to 0"
+                        : "")
+                << "\n";
+    }
+  }
+  MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return finish(code);
+}
+
+int homogeneous(const Args& a) {
+  long long p = 0;
+  double alpha = 0, beta = 0;
+  if (!a.has("--out") || !a.has("--p") || !a.has("--alpha") || !a.has("--beta")) {
+    std::cerr << "papcoll-model: homogeneous needs --p, --alpha, --beta and --out\n" << kUsage;
+    return 2;
+  }
+  if (!parse_long(a.get("--p"), 1, 1 << 16, &p)) {
+    std::cerr << "papcoll-model: --p: an integer in 1..65536\n";
+    return 2;
+  }
+  if (!parse_double(a.get("--alpha"), &alpha) || !parse_double(a.get("--beta"), &beta)) {
+    std::cerr << "papcoll-model: --alpha and --beta must be finite numbers\n";
+    return 2;
+  }
+  const papcoll::LinkModelResult r = LinkModel::homogeneous(static_cast<int>(p), alpha, beta);
+  if (!r.ok()) {
+    std::cerr << "papcoll-model: " << r.error << "\n";
+    return 2;
+  }
+  const std::string text = model_text(*r.model, "# written by papcoll-model homogeneous\n");
+  if (!write_text(a.get("--out"), text)) {
+    std::cerr << "papcoll-model: writing '" << a.get("--out") << "' failed\n";
+    return 1;
+  }
+  return 0;
+}
+
+int show(const Args& a) {
+  if (a.file.empty()) {
+    std::cerr << "papcoll-model: show needs a FILE\n" << kUsage;
+    return 2;
+  }
+  long long expected = 0;
+  if (a.has("--p") && !parse_long(a.get("--p"), 1, 1 << 16, &expected)) {
+    std::cerr << "papcoll-model: --p: an integer in 1..65536\n";
+    return 2;
+  }
+  const papcoll::LinkModelResult r =
+      papcoll::read_link_model_file(a.file, static_cast<int>(expected));
+  if (!r.ok()) {
+    std::cerr << "papcoll-model: " << r.error << "\n";
+    return 1;
+  }
+  const LinkModel& m = *r.model;
+  const int p = m.p();
+  std::cout << a.file << ": valid, p=" << p << ", "
+            << (m.is_homogeneous() ? "homogeneous" : "per-pair links") << "\n";
+  if (p < 2) return 0;
+  std::vector<double> alphas, betas;
+  for (int i = 0; i < p; ++i)
+    for (int j = 0; j < p; ++j)
+      if (i != j) {
+        alphas.push_back(m.alpha(i, j));
+        betas.push_back(m.beta(i, j));
+      }
+  auto summary = [](std::vector<double> v, const char* name, const char* unit) {
+    std::sort(v.begin(), v.end());
+    std::cout << "  " << name << " [" << unit << "]: min " << format_g(v.front()) << ", median "
+              << format_g(v[v.size() / 2]) << ", max " << format_g(v.back()) << "\n";
+  };
+  summary(alphas, "alpha", "s");
+  summary(betas, "beta", "s/byte");
+  if (m.is_homogeneous() || p > 16) return 0;
+  std::cout << "  latency alpha(i, j) in microseconds / bandwidth 1/beta(i, j) in MB/s (row i "
+               "sends to column j):\n";
+  for (int i = 0; i < p; ++i) {
+    std::cout << "  " << std::setw(3) << i << ":";
+    for (int j = 0; j < p; ++j) {
+      if (i == j) {
+        std::cout << std::setw(16) << "-";
+        continue;
+      }
+      const double bw = m.beta(i, j) > 0 ? 1e-6 / m.beta(i, j) : INFINITY;
+      std::cout << std::setw(8) << format_g(m.alpha(i, j) * 1e6) << "/" << std::setw(7)
+                << format_g(bw, 4);
+    }
+    std::cout << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Args a = parse_args(argc, argv);
+  if (a.command == "--help" || a.command == "-h" || a.command == "help") {
+    std::cout << kUsage;
+    return 0;
+  }
+  if (!a.error.empty()) {
+    std::cerr << "papcoll-model: " << a.error << "\n" << kUsage;
+    if (a.command == "measure") {  // under mpirun: every rank exits the same way
+      MPI_Init(&argc, &argv);
+      MPI_Finalize();
+    }
+    return 2;
+  }
+  if (a.command == "measure") return measure(argc, argv, a);
+  if (a.command == "homogeneous") return homogeneous(a);
+  if (a.command == "show") return show(a);
+  std::cerr << "papcoll-model: unknown command '" << a.command << "'\n" << kUsage;
+  return 2;
+}
