@@ -74,7 +74,7 @@ int default_block_count(const AlgorithmInfo& algo, const GeneratorInput& in);
 // beta * bytes / alpha), rounded, at least 1, times kPipelineBlockFactor (measured,
 // docs/circulant.md).
 int pipeline_blocks(double bytes, int extra_rounds, const CostParams& cost);
-inline constexpr double kPipelineBlockFactor = 1.0;
+inline constexpr double kPipelineBlockFactor = 0.07;
 
 std::span<const AlgorithmInfo> all_algorithms();
 const AlgorithmInfo* find_algorithm(Collective c, std::string_view name);
