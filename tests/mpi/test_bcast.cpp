@@ -113,7 +113,12 @@ int main(int argc, char** argv) {
     for (const std::string& algo : algorithms()) {
       for (int root = 0; root < p; ++root)
         for (int count : {0, 1, 5, 4099})
-          for (int blocks : {0, 1, 7, count + 3}) run_int(chk, algo, root, count, blocks, ++seed);
+          for (int blocks : {0, 1, 7, count + 3}) {
+            // More blocks than elements (empty blocks) only for small counts: with thousands of
+            // one-element blocks the run is thousands of rounds of tiny messages.
+            if (blocks == count + 3 && count > 100) continue;
+            run_int(chk, algo, root, count, blocks, ++seed);
+          }
       // Large (the cost model picks the blocks) and a strided type, at the last root.
       run_int(chk, algo, p - 1, 200003, 0, ++seed);
       run_strided(chk, algo, p / 2, 777, ++seed);
