@@ -1,5 +1,6 @@
-// The segment tree over bit columns (Sect. 5.4) against a brute-force model: random leaf writes,
-// column clears and bit clears, then Listings 3, 4 and 5 compared with direct scans.
+// The segment tree over bit columns (Sect. 5.4) against a brute-force model: random rebuilds with
+// fewer leaves than the capacity, column clears and bit clears, then Listings 3, 4 and 5 (and the
+// bit-at-a-time forms used by the peer search) compared with direct scans.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -12,53 +13,57 @@ namespace {
 
 TEST(BitColumnTree, MatchesBruteForce) {
   std::mt19937_64 rng(3);
-  for (int leaves : {1, 2, 3, 7, 8, 33, 64}) {
+  for (int capacity : {1, 2, 3, 7, 8, 33, 64}) {
     for (int bits : {1, 5, 64, 65, 130, 300, 513, 1000}) {
-      BitColumnTree t(leaves, bits);
+      BitColumnTree t(capacity, bits);
       const int S = stride_words(bits);
-      std::vector<std::vector<uint64_t>> model(static_cast<size_t>(leaves),
+      std::vector<std::vector<uint64_t>> model(static_cast<size_t>(capacity),
                                                std::vector<uint64_t>(static_cast<size_t>(S), 0));
       auto bit = [&](int l, int b) { return (model[l][b >> 6] >> (b & 63)) & 1u; };
+      int leaves = capacity;
       for (int step = 0; step < 60; ++step) {
-        const int l = static_cast<int>(rng() % static_cast<uint64_t>(leaves));
         switch (rng() % 4) {
-          case 0:
-          case 1: {  // batch of leaf writes, then one rebuild
-            std::vector<int> dirty;
-            for (int k = 0; k < leaves; ++k)
-              if (rng() % 3 == 0) {
-                for (int b = 0; b < bits; ++b)
-                  if (rng() % 5 == 0) model[k][b >> 6] |= uint64_t{1} << (b & 63);
-                  else model[k][b >> 6] &= ~(uint64_t{1} << (b & 63));
-                t.set_leaf(k, model[k].data());
-                dirty.push_back(k);
-              }
-            t.rebuild(dirty);
+          case 0: {  // a new round: some number of leaves, all written, one rebuild
+            leaves = 1 + static_cast<int>(rng() % static_cast<uint64_t>(capacity));
+            t.reset(leaves);
+            for (int k = 0; k < leaves; ++k) {
+              for (int b = 0; b < bits; ++b)
+                if (rng() % 5 == 0) model[k][b >> 6] |= uint64_t{1} << (b & 63);
+                else model[k][b >> 6] &= ~(uint64_t{1} << (b & 63));
+              t.set_leaf(k, model[k].data());
+            }
+            t.build();
             break;
           }
-          case 2:
-            std::fill(model[l].begin(), model[l].end(), 0);
-            t.clear_leaf_and_update(l);
+          case 1:
             break;
+          case 2: {
+            const int l = static_cast<int>(rng() % static_cast<uint64_t>(leaves));
+            t.clear_leaf_and_update(l);  // the leaf is model[l] itself: detach, then change
+            std::fill(model[l].begin(), model[l].end(), 0);
+            break;
+          }
           default: {
+            const int l = static_cast<int>(rng() % static_cast<uint64_t>(leaves));
             const int b = static_cast<int>(rng() % static_cast<uint64_t>(bits));
             model[l][b >> 6] &= ~(uint64_t{1} << (b & 63));
             t.clear_bit(l, b);
           }
         }
+        const int l = static_cast<int>(rng() % static_cast<uint64_t>(leaves));
         std::vector<uint64_t> out(static_cast<size_t>(S));
         t.all_except_one(l, out.data());
         for (int b = 0; b < bits; ++b) {
           bool any = false;
-          int leftmost = -1, right_of_l = -1;
+          int leftmost = -1, leftmost_other = -1;
           for (int k = 0; k < leaves; ++k) {
             if (k != l) any = any || bit(k, b);
             if (bit(k, b) && leftmost < 0) leftmost = k;
-            if (k > l && bit(k, b) && right_of_l < 0) right_of_l = k;
+            if (k != l && bit(k, b) && leftmost_other < 0) leftmost_other = k;
           }
           ASSERT_EQ(((out[b >> 6] >> (b & 63)) & 1u) != 0, any) << leaves << " " << bits;
           ASSERT_EQ(t.find_leftmost(b), leftmost);
-          ASSERT_EQ(t.find_leftmost_from(l, b), right_of_l);
+          ASSERT_EQ(t.leftmost_other(l, b), leftmost_other);
         }
       }
     }

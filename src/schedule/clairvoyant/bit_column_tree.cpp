@@ -4,14 +4,27 @@
 
 namespace papcoll::clairvoyant {
 
-BitColumnTree::BitColumnTree(int leaves, int bits) : leaves_(leaves), stride_(stride_words(bits)) {
-  if (leaves < 1 || bits < 1) throw std::invalid_argument("BitColumnTree: empty");
-  while (m_ < leaves) m_ *= 2;
-  // Seven spare words so that node 0 can start on a 64-byte boundary.
-  storage_.assign(2 * static_cast<size_t>(m_) * static_cast<size_t>(stride_) + 7, 0);
+BitColumnTree::BitColumnTree(int capacity, int bits)
+    : capacity_(capacity), stride_(stride_words(bits)) {
+  if (capacity < 1 || bits < 1) throw std::invalid_argument("BitColumnTree: empty");
+  int m = 1;
+  while (m < capacity) m *= 2;
+  // Nodes 0..m-1 (node 0 unused), the zero column, and seven spare words so that node 0 can start
+  // on a 64-byte boundary.
+  const size_t stride = static_cast<size_t>(stride_);
+  storage_.assign((static_cast<size_t>(m) + 1) * stride + 7, 0);
   const uintptr_t addr = reinterpret_cast<uintptr_t>(storage_.data());
   base_ = storage_.data() + ((64 - addr % 64) % 64) / sizeof(uint64_t);
-  cur_.assign(static_cast<size_t>(m_), 0);
+  zero_ = base_ + static_cast<size_t>(m) * stride;
+  leaf_.assign(static_cast<size_t>(m), zero_);
+  reset(capacity);
+}
+
+void BitColumnTree::reset(int leaves) {
+  if (leaves < 1 || leaves > capacity_) throw std::invalid_argument("BitColumnTree: bad leaf count");
+  leaves_ = leaves;
+  m_ = 1;
+  while (m_ < leaves) m_ *= 2;
 }
 
 }  // namespace papcoll::clairvoyant

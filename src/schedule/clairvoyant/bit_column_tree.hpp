@@ -1,13 +1,18 @@
-// The segment tree of Sect. 5.4 over bit-packed columns: leaf k holds one process's column of N
+// The segment tree of Sect. 5.4 over bit-packed columns: leaf k is one process's column of N
 // state bits (1 = P, 0 = E; Sect. 5.3), every internal node the bitwise OR of its two children, so a
 // node tells which segments some leaf below it holds. Columns are stored as 64-bit words, so an OR of
 // two columns is N/64 word operations, done in 128-bit vectors (the paper's N/SIMD;
 // bit_columns.hpp), and "first set bit" is a count of trailing zeros (Sect. 5.4.2).
 //
-// Layout as in the paper (Sect. 5.4): with m the smallest power of two >= the number of leaves, node
-// 1 is the root, node i has children 2i and 2i+1 and parent i/2, and leaf k is node m + k; padding
-// leaves stay zero. Columns are stride_words(N) words apart from a 64-byte boundary, so none
-// straddles a cache line ("enforcing data alignment required by used SIMD instruction set").
+// Layout as in the paper (Sect. 5.4): with m the smallest power of two >= the number of leaves in
+// use, node 1 is the root, node i has children 2i and 2i+1 and parent i/2, and leaf k is node m + k.
+// The internal nodes 1..m-1 are stored here, sized once for `capacity` leaves; reset() picks the
+// number of leaves in use, so a tree over few leaves is low. The leaves are not copied: a leaf is a
+// pointer to its process's column in the caller's state (the paper's "saved copies" are then the
+// columns themselves), or to an all-zero column for padding and for processes that have sent
+// (clear_leaf_and_update). That halves the tree and keeps the hot data in fewer cache lines.
+// Columns are stride_words(N) words apart from a 64-byte boundary, so none straddles a cache line
+// ("enforcing data alignment required by used SIMD instruction set").
 // The hot operations are templates on the stride S (bit_columns.hpp; 0 = run-time stride).
 #pragma once
 
@@ -21,62 +26,51 @@ namespace papcoll::clairvoyant {
 
 class BitColumnTree {
  public:
-  BitColumnTree(int leaves, int bits);
+  BitColumnTree(int capacity, int bits);
   BitColumnTree(const BitColumnTree&) = delete;
   BitColumnTree& operator=(const BitColumnTree&) = delete;
 
   int stride() const { return stride_; }
   int leaves() const { return leaves_; }
-  // Bits of the 2m columns (without the 64-byte alignment slack).
-  size_t allocated_bits() const { return 2 * static_cast<size_t>(m_) * stride_ * 64; }
-  const uint64_t* leaf(int k) const { return node<0>(m_ + k); }
-  const uint64_t* root() const { return node<0>(1); }
+  // Bits of the internal nodes allocated for `capacity` leaves and of the zero column (without
+  // the 64-byte alignment slack); the leaves are the caller's.
+  size_t allocated_bits() const { return (storage_.size() - 7) * 64; }
+  const uint64_t* leaf(int k) const { return leaf_[static_cast<size_t>(k)]; }
+  const uint64_t* root() const { return child<0>(1); }
 
-  // Leaf contents; call rebuild() for the changed leaves afterwards.
+  // Uses leaves 0..leaves-1 from now on (1 <= leaves <= capacity); set them all, then build().
+  void reset(int leaves);
+  // Leaf `leaf` is the column at `column` (stride() words, kept alive and unchanged by the caller
+  // except through clear_bit) until the next reset.
+  void set_leaf(int leaf, const uint64_t* column) { leaf_[static_cast<size_t>(leaf)] = column; }
+  // Batch rebuild (Sect. 5.4.4): computes every internal node once, bottom-up, after all leaves
+  // were set.
   template <int S = 0>
-  void set_leaf(int leaf, const uint64_t* column) {
-    Columns<S>::copy(node<S>(m_ + leaf), column, stride_);
+  void build() {
+    for (int k = leaves_; k < m_; ++k) leaf_[static_cast<size_t>(k)] = zero_;
+    for (int i = m_ - 1; i >= 1; --i)
+      Columns<S>::or2(node<S>(i), child<S>(2 * i), child<S>(2 * i + 1), stride_);
   }
-  template <int S = 0>
-  void clear_leaf(int leaf) {
-    Columns<S>::zero(node<S>(m_ + leaf), stride_);
-  }
-
-  // Batch update (Sect. 5.4.4): recomputes the ancestors of the given leaves, each at most once,
-  // not climbing past a node that did not change. `dirty` must be sorted ascending, unique.
-  template <int S = 0>
-  void rebuild(const std::vector<int>& dirty) {
-    int n = 0;
-    for (int k : dirty) cur_[n++] = m_ + k;
-    while (n > 0 && cur_[0] > 1) {
-      int next = 0, last = -1;
-      for (int i = 0; i < n; ++i) {
-        const int parent = cur_[i] >> 1;
-        if (parent == last) continue;
-        last = parent;
-        if (recompute<S>(parent)) cur_[next++] = parent;  // next <= i: in place
-      }
-      n = next;
-    }
-  }
-  // Zeroes a leaf and fixes its ancestors (CLEAR(M, p) of Sect. 5.4.1: disabling a process that
-  // has sent). Going up, `gone` = the bits no longer held below the current node: the leaf's old
-  // bits minus each sibling's; a node loses exactly those, and the climb stops when none are left.
-  // The path's addresses do not depend on the data, so the loads of all levels can overlap.
+  // Takes a leaf out (its column reads as zero from now on) and fixes its ancestors (CLEAR(M, p)
+  // of Sect. 5.4.1: disabling a process that has sent).
   template <int S = 0>
   void clear_leaf_and_update(int leaf) {
-    Columns<S>::clear_up(base_, m_ + leaf, static_cast<size_t>(S ? S : stride_), stride_);
+    leaf_[static_cast<size_t>(leaf)] = zero_;
+    Columns<S>::clear_up(child<S>((m_ + leaf) ^ 1), base_, m_ + leaf,
+                         static_cast<size_t>(S ? S : stride_), stride_);
   }
-  // Clears one bit of a leaf (CLEAR(M, p, s)) and fixes its ancestors bit-wise, stopping where a
-  // sibling still has the bit: O(log m) single-bit operations.
+  // CLEAR(M, p, s): the caller has cleared bit `bit` of leaf `leaf`'s column; its ancestors lose
+  // the bit up to the first whose sibling still has it: O(log m) single-bit operations. Nothing
+  // to do for a leaf taken out (its process has sent this round).
   template <int S = 0>
   void clear_bit(int leaf, int bit) {
+    if (m_ == 1 || leaf_[static_cast<size_t>(leaf)] == zero_) return;
     const int w = bit >> 6;
     const uint64_t mask = uint64_t{1} << (bit & 63);
-    int i = m_ + leaf;
-    if (!(node<S>(i)[w] & mask)) return;  // nothing changes
-    node<S>(i)[w] &= ~mask;
-    for (; i > 1 && !(node<S>(i ^ 1)[w] & mask); i >>= 1) node<S>(i >> 1)[w] &= ~mask;
+    if (leaf_[static_cast<size_t>(leaf ^ 1)][w] & mask) return;
+    for (int i = (m_ + leaf) >> 1; i > 1 && !(node<S>(i ^ 1)[w] & mask); i >>= 1)
+      node<S>(i >> 1)[w] &= ~mask;
+    node<S>((m_ + leaf) >> 1)[w] &= ~mask;
   }
 
   // Listing 3: out = OR of every leaf except `leaf`, from the siblings along its path to the root.
@@ -85,23 +79,38 @@ class BitColumnTree {
   void all_except_one(int leaf, uint64_t* out) const {
     const uint64_t* sibs[32];
     int n = 0;
-    for (int i = m_ + leaf; i > 1; i >>= 1) sibs[n++] = node<S>(i ^ 1);
+    for (int i = m_ + leaf; i > 1; i >>= 1) sibs[n++] = child<S>(i ^ 1);
     Columns<S>::or_of(out, sibs, n, stride_);
+  }
+  // Listings 4 and 5 in one climb: the leftmost leaf other than `leaf` with `bit` set, or -1 (so
+  // also bit `bit` of all_except_one(leaf), from one bit per level instead of whole columns).
+  // Going up the path, a sibling left of it covers leaves left of `leaf` (the highest such
+  // sibling the leftmost ones), a sibling right of it leaves right of `leaf` (the lowest such
+  // sibling the leftmost of those); only then one descent.
+  template <int S = 0>
+  int leftmost_other(int leaf, int bit) const {
+    // Branch-free climb (the bits are random, branches on them mispredict): bit j of `held` says
+    // that the sibling j levels up has the bit; that sibling lies left of the path when bit j of
+    // the leaf's node number is 1.
+    const int start = m_ + leaf;
+    if (start == 1) return -1;  // a single leaf
+    uint32_t held = bit_of(leaf_[static_cast<size_t>(leaf ^ 1)], bit);
+    int j = 1;
+    for (int i = start >> 1; i > 1; i >>= 1, ++j) held |= bit_of(node<S>(i ^ 1), bit) << j;
+    const uint32_t left = held & static_cast<uint32_t>(start);
+    const uint32_t right = held & ~static_cast<uint32_t>(start);
+    if (left) return descend<S>((start >> (31 - __builtin_clz(left))) ^ 1, bit);
+    if (right) return descend<S>((start >> __builtin_ctz(right)) ^ 1, bit);
+    return -1;
   }
   // Listing 4: the leftmost leaf with `bit` set, or -1.
   template <int S = 0>
   int find_leftmost(int bit) const {
     return has<S>(1, bit) ? descend<S>(1, bit) : -1;
   }
-  // Listing 5: the leftmost leaf right of `from` with `bit` set, or -1.
-  template <int S = 0>
-  int find_leftmost_from(int from, int bit) const {
-    for (int i = m_ + from; i > 1; i >>= 1)
-      if (!(i & 1) && has<S>(i + 1, bit)) return descend<S>(i + 1, bit);
-    return -1;
-  }
 
  private:
+  // Internal node i (1 <= i < m).
   template <int S>
   const uint64_t* node(int i) const {
     return base_ + static_cast<size_t>(i) * static_cast<size_t>(S ? S : stride_);
@@ -110,34 +119,43 @@ class BitColumnTree {
   uint64_t* node(int i) {
     return base_ + static_cast<size_t>(i) * static_cast<size_t>(S ? S : stride_);
   }
+  // Any node i >= 1: internal, or leaf i - m.
   template <int S>
-  bool has(int i, int bit) const {
-    return (node<S>(i)[bit >> 6] >> (bit & 63)) & 1u;
+  const uint64_t* child(int i) const {
+    return i < m_ ? node<S>(i) : leaf_[static_cast<size_t>(i - m_)];
   }
-  // Node i = OR of its children; returns whether it changed.
+  static uint32_t bit_of(const uint64_t* column, int bit) {
+    return static_cast<uint32_t>((column[bit >> 6] >> (bit & 63)) & 1u);
+  }
   template <int S>
-  bool recompute(int i) {
-    return Columns<S>::or_changed(node<S>(i), node<S>(2 * i), node<S>(2 * i + 1), stride_);
+  uint32_t has(int i, int bit) const {
+    return bit_of(child<S>(i), bit);
   }
   // Listing 4's loop below node i, which has the bit: go left whenever the left child has it.
   // Two levels per step: the left child and both grandchildren that may come next are loaded
   // together (their addresses are known in advance), which halves the chain of dependent loads.
   template <int S>
   int descend(int i, int bit) const {
-    while (2 * i < m_) {
-      const bool l = has<S>(2 * i, bit), ll = has<S>(4 * i, bit), rl = has<S>(4 * i + 2, bit);
-      i = l ? (ll ? 4 * i : 4 * i + 1) : (rl ? 4 * i + 2 : 4 * i + 3);
+    while (4 * i < m_) {  // children and grandchildren internal
+      // Arithmetic instead of branches: the bits are random, so branches on them mispredict.
+      const uint32_t l = bit_of(node<S>(2 * i), bit), ll = bit_of(node<S>(4 * i), bit),
+                     rl = bit_of(node<S>(4 * i + 2), bit);
+      const uint32_t next = (l & ll) | (~l & 1u & rl);  // the chosen child's left child has it
+      i = 4 * i + static_cast<int>(((1u - l) << 1) + (1u - next));
     }
-    if (i < m_) i = 2 * i + (has<S>(2 * i, bit) ? 0 : 1);
+    while (i < m_) i = 2 * i + static_cast<int>(1u - has<S>(2 * i, bit));
     return i - m_;
   }
 
+
+  int capacity_ = 1;
   int leaves_ = 1;
   int m_ = 1;       // leaves rounded up to a power of two
   int stride_ = 1;  // stride_words(N)
-  std::vector<uint64_t> storage_;
-  uint64_t* base_ = nullptr;  // node 0 (unused), 64-byte aligned
-  std::vector<int> cur_;      // rebuild's work list
+  std::vector<uint64_t> storage_;       // internal nodes of the largest tree, then the zero column
+  uint64_t* base_ = nullptr;            // node 0 (unused), 64-byte aligned
+  const uint64_t* zero_ = nullptr;      // an all-zero column
+  std::vector<const uint64_t*> leaf_;   // the leaves' columns
 };
 
 }  // namespace papcoll::clairvoyant

@@ -2,24 +2,28 @@
 //
 //  * State (5.3): one bit per (process, segment), 1 = A/P, 0 = E; P' is stored as E plus the
 //    per-process variable pprime (4.2) and turned back into P when the next round starts.
-//  * Tree (5.4, bit_column_tree.hpp): the leaves are the 2P columns of the doubled index space
-//    (5.4.3). Processes are numbered by fractional arrival time (f, rank); in a round whose head
-//    has number h, a member with number i < h uses leaf i + P, the others leaf i, so leaf order is
-//    G order. A leaf holds its process's column while the process is in G and has not sent this
-//    round, zeros otherwise.
-//  * Peer search (Listing 7): OR of all other leaves (Listing 3), AND with the receiver's own
-//    column (not for the sink, which takes any segment but its P' one), first set bit = segment,
-//    then the leftmost leaf holding it (Listings 4, 5) = peer.
+//  * Tree (5.4, bit_column_tree.hpp): the leaves are the columns of this round's G, in G order. A
+//    leaf is its process's state column itself (not a copy) until the process sends in this
+//    round, the zero column after.
+//    Sect. 5.4.3 numbers the processes by fractional arrival time in a doubled index space (i or
+//    i + P) so that leaf order is G order without re-sorting; merge-and-clean (5.2) already yields
+//    G in exactly that order, and nearly every member sends in a round, so nearly every leaf is
+//    rewritten anyway. The tree therefore holds only the |G| occupied leaves of that space, in the
+//    same order: log2 |G| levels instead of log2 2P, and m - 1 internal columns for m >= |G|
+//    instead of 4P - 1. Same peers, same segments.
+//  * Peer search (Listing 7): the first segment of (OR of all other leaves (Listing 3)) AND the
+//    receiver's own column (not for the sink, which takes any segment but its P' one), then the
+//    leftmost other leaf holding it (Listings 4, 5) = peer. Candidates are tried one bit at a time
+//    along the leaf's path before the whole OR column is built (find_segment).
 //  * Updates (5.4.4): a sender's leaf is zeroed with one path update; the receiver's P' bit is
-//    cleared bit-wise; at the start of a round the leaves of the old and new G are rewritten and
-//    their ancestors rebuilt once each (batch rebuild of re-enabled columns).
+//    cleared bit-wise; at the start of a round every leaf is set and all internal nodes are
+//    rebuilt once, bottom-up (batch rebuild of the re-enabled columns).
+//  * Done test (line 10): a count of the segments each process holds, not a scan of its column.
 //  * Active set by merge-and-clean (5.2, active_set.hpp); rounds with |G| <= 1 skipped (5.1).
 //  * Pseudo-root (5.6): when the root is in G but not its head, it is processed first as the sink
-//    and skipped at its own place; its leaf stays where its index puts it.
+//    and skipped at its own place; its leaf stays at its place in G order.
 #include <algorithm>
 #include <cstdint>
-#include <iterator>
-#include <numeric>
 #include <stdexcept>
 #include <vector>
 
@@ -43,27 +47,17 @@ class SegtreeRun {
         P_(in.p),
         N_(in.segments),
         W_(stride_words(in.segments)),
-        tree_(2 * in.p, in.segments),
+        tree_(in.p, in.segments),
         state_(static_cast<size_t>(in.p) * W_, 0),
         pprime_(static_cast<size_t>(in.p), -1),
+        held_(static_cast<size_t>(in.p), in.segments),
         leaf_(static_cast<size_t>(in.p), -1),
-        number_(static_cast<size_t>(in.p)),
-        proc_of_leaf_(static_cast<size_t>(2 * in.p)),
+        proc_of_leaf_(static_cast<size_t>(in.p)),
         col_(static_cast<size_t>(W_)),
         active_(clk_, in.p) {
     // Listing 8 line 1: every segment in state P (bits past N stay 0 and are never found).
     for (int c = 0; c < P_; ++c)
       for (int s = 0; s < N_; ++s) set_bit(column(c), s);
-    // Sect. 5.4.3: number the processes by fractional arrival time, ties by rank.
-    std::vector<int> by_f(static_cast<size_t>(P_));
-    std::iota(by_f.begin(), by_f.end(), 0);
-    std::sort(by_f.begin(), by_f.end(), [&](int a, int b) {
-      return clk_.f[a] != clk_.f[b] ? clk_.f[a] < clk_.f[b] : a < b;
-    });
-    for (int i = 0; i < P_; ++i) {
-      number_[by_f[i]] = i;
-      proc_of_leaf_[i] = proc_of_leaf_[i + P_] = by_f[i];
-    }
   }
 
   Result run() {
@@ -81,27 +75,11 @@ class SegtreeRun {
           set_bit(column(c), pprime_[c]);
           pprime_[c] = -1;
         }
-      old_leaves_.clear();
-      for (int c : active_.members()) old_leaves_.push_back(leaf_[c]);
       // Line 10, and line 6: stop when every process but one (the root) is done.
-      done += active_.merge_and_clean(round, [&](int c) { return empty(column(c)); });
+      done += active_.merge_and_clean(round, [&](int c) { return held_[c] == 0; });
       if (done >= P_ - 1) break;
       const std::vector<int>& G = active_.members();
       if (G.empty()) throw std::logic_error("clairvoyant(segtree): no active process");
-
-      // Lines 11-12: leaves for this round's indices, then one batch rebuild.
-      const int head_number = number_[G.front()];
-      new_leaves_.clear();
-      for (int l : old_leaves_) tree_.template clear_leaf<S>(l);
-      for (int c : G) {
-        leaf_[c] = number_[c] < head_number ? number_[c] + P_ : number_[c];
-        tree_.template set_leaf<S>(leaf_[c], column(c));
-        new_leaves_.push_back(leaf_[c]);
-      }
-      dirty_.clear();
-      std::set_union(old_leaves_.begin(), old_leaves_.end(), new_leaves_.begin(),
-                     new_leaves_.end(), std::back_inserter(dirty_));
-      tree_.template rebuild<S>(dirty_);
 
       // Lines 13-16 (Sect. 5.1): alone in G, nothing can happen until the next arrival joins the
       // window; jump straight to that round.
@@ -109,6 +87,14 @@ class SegtreeRun {
         round += idle_rounds(G.front(), round);
         continue;
       }
+      // Lines 11-12: the leaves for this round, then one batch rebuild (5.4.3, 5.4.4).
+      tree_.reset(static_cast<int>(G.size()));
+      for (size_t j = 0; j < G.size(); ++j) {
+        leaf_[G[j]] = static_cast<int>(j);
+        proc_of_leaf_[j] = G[j];
+        tree_.set_leaf(static_cast<int>(j), column(G[j]));
+      }
+      tree_.template build<S>();
       ++res.busy_rounds;
       res.searches += static_cast<int64_t>(G.size());
 
@@ -129,7 +115,6 @@ class SegtreeRun {
   static void set_bit(uint64_t* x, int b) { x[b >> 6] |= uint64_t{1} << (b & 63); }
   static void clear_bit(uint64_t* x, int b) { x[b >> 6] &= ~(uint64_t{1} << (b & 63)); }
   static bool test_bit(const uint64_t* x, int b) { return (x[b >> 6] >> (b & 63)) & 1u; }
-  bool empty(const uint64_t* x) const { return Col::empty(x, W_); }
 
   // Rounds until the next awaiting process is inside the lone member's window: the first m with
   // (k_h + m, f_h) > (k_c - 1, f_c), i.e. t_h + m*d > t_c - d.
@@ -145,24 +130,55 @@ class SegtreeRun {
   void receive(int p, bool sink, int64_t round, Result& res) {
     const int lp = leaf_[p];
     uint64_t* own = column(p);
-    // FIND-PEER-SEGMENT: all-except-one AND the own column. FIND-PEER-ROOT-SEGMENT (the sink):
-    // all-except-one without its P' segment (never set for the first receiver of a round).
-    uint64_t* col = col_.data();
-    tree_.template all_except_one<S>(lp, col);
-    if (sink && pprime_[p] >= 0) clear_bit(col, pprime_[p]);
-    const int seg = Col::first_common(col, sink ? nullptr : own, W_);
+    // FIND-PEER-SEGMENT: the first bit of all-except-one AND the own column. FIND-PEER-ROOT-SEGMENT
+    // (the sink): the first bit of all-except-one without its P' segment (never set for the first
+    // receiver of a round). Usually the first candidate (a bit of the root node, AND own) is held
+    // by another leaf too, so candidates are tested a bit at a time along the path; after a few
+    // misses the whole all-except-one column is built (Listing 3) and searched instead.
+    int peer_leaf = -1;
+    const int seg = find_segment(p, lp, own, sink, &peer_leaf);
     if (seg < 0) return;
-    int peer_leaf = tree_.template find_leftmost<S>(seg);
-    if (peer_leaf == lp) peer_leaf = tree_.template find_leftmost_from<S>(lp, seg);
     const int z = proc_of_leaf_[peer_leaf];
 
-    res.transfers.push_back({round, z, p, seg, !test_bit(own, seg)});
+    const bool copy = !test_bit(own, seg);
+    res.transfers.push_back({round, z, p, seg, copy});
+    --held_[z];
+    if (copy) ++held_[p];
+    // The peer has sent: out of the tree for this round. The receiver's ancestors lose the bit
+    // where nothing else below them has it.
+    tree_.template clear_leaf_and_update<S>(peer_leaf);
     clear_bit(column(z), seg);  // M(peer, seg) = E
     clear_bit(own, seg);        // M(p, seg) = P', kept as E plus pprime
     pprime_[p] = seg;
     tree_.template clear_bit<S>(lp, seg);
-    tree_.template clear_leaf_and_update<S>(peer_leaf);  // the peer has sent: out for this round
   }
+
+  // The segment and the peer's leaf for receiver p at leaf lp, or -1.
+  int find_segment(int p, int lp, const uint64_t* own, bool sink, int* peer_leaf) {
+    const uint64_t* top = tree_.root();
+    const int skip = sink ? pprime_[p] : -1;
+    int misses = 0;
+    for (int w = 0; w < nw(); ++w) {
+      uint64_t x = sink ? top[w] : top[w] & own[w];
+      while (x) {
+        const int s = w * 64 + __builtin_ctzll(x);
+        x &= x - 1;
+        if (s == skip) continue;
+        if ((*peer_leaf = tree_.template leftmost_other<S>(lp, s)) >= 0) return s;
+        if (++misses == kLazyMisses) return find_segment_by_column(p, lp, own, sink, peer_leaf);
+      }
+    }
+    return -1;
+  }
+  int find_segment_by_column(int p, int lp, const uint64_t* own, bool sink, int* peer_leaf) {
+    uint64_t* col = col_.data();
+    tree_.template all_except_one<S>(lp, col);
+    if (sink && pprime_[p] >= 0) clear_bit(col, pprime_[p]);
+    const int seg = Col::first_common(col, sink ? nullptr : own, W_);
+    if (seg >= 0) *peer_leaf = tree_.template leftmost_other<S>(lp, seg);
+    return seg;
+  }
+  static constexpr int kLazyMisses = 4;
 
   const Instance& in_;
   const Clock clk_;
@@ -170,11 +186,10 @@ class SegtreeRun {
   BitColumnTree tree_;
   std::vector<uint64_t> state_;  // the real columns ("saved copies" of Sect. 5.4.4)
   std::vector<int> pprime_;
+  std::vector<int> held_;  // segments in state A/P or P' per process: 0 = done (line 10's test)
   std::vector<int> leaf_;          // current leaf of each process
-  std::vector<int> number_;        // index by fractional arrival time
   std::vector<int> proc_of_leaf_;  // leaf -> process
   std::vector<uint64_t> col_;
-  std::vector<int> old_leaves_, new_leaves_, dirty_;
   ActiveSet active_;
 };
 
