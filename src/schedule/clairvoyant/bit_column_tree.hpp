@@ -82,25 +82,17 @@ class BitColumnTree {
     for (int i = m_ + leaf; i > 1; i >>= 1) sibs[n++] = child<S>(i ^ 1);
     Columns<S>::or_of(out, sibs, n, stride_);
   }
-  // Listings 4 and 5 in one climb: the leftmost leaf other than `leaf` with `bit` set, or -1 (so
-  // also bit `bit` of all_except_one(leaf), from one bit per level instead of whole columns).
-  // Going up the path, a sibling left of it covers leaves left of `leaf` (the highest such
-  // sibling the leftmost ones), a sibling right of it leaves right of `leaf` (the lowest such
-  // sibling the leftmost of those); only then one descent.
+  // The leftmost leaf other than `leaf` with `bit` set, or -1 (so also bit `bit` of
+  // all_except_one(leaf), without building that column): Listing 4 from the root, and when that
+  // finds `leaf` itself (about once in as many tries as there are holders), Listing 5 to its right.
+  // The descent from the root reads the upper levels, which stay in cache, first.
   template <int S = 0>
   int leftmost_other(int leaf, int bit) const {
-    // Branch-free climb (the bits are random, branches on them mispredict): bit j of `held` says
-    // that the sibling j levels up has the bit; that sibling lies left of the path when bit j of
-    // the leaf's node number is 1.
-    const int start = m_ + leaf;
-    if (start == 1) return -1;  // a single leaf
-    uint32_t held = bit_of(leaf_[static_cast<size_t>(leaf ^ 1)], bit);
-    int j = 1;
-    for (int i = start >> 1; i > 1; i >>= 1, ++j) held |= bit_of(node<S>(i ^ 1), bit) << j;
-    const uint32_t left = held & static_cast<uint32_t>(start);
-    const uint32_t right = held & ~static_cast<uint32_t>(start);
-    if (left) return descend<S>((start >> (31 - __builtin_clz(left))) ^ 1, bit);
-    if (right) return descend<S>((start >> __builtin_ctz(right)) ^ 1, bit);
+    if (!has<S>(1, bit)) return -1;
+    const int first = descend<S>(1, bit);
+    if (first != leaf) return first;
+    for (int i = m_ + leaf; i > 1; i >>= 1)
+      if (!(i & 1) && has<S>(i + 1, bit)) return descend<S>(i + 1, bit);
     return -1;
   }
   // Listing 4: the leftmost leaf with `bit` set, or -1.
