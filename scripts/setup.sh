@@ -3,8 +3,13 @@
 # root (or with sudo available) on Debian/Ubuntu.
 set -euo pipefail
 
+# libsimgrid-dev: SimGrid SMPI (smpicxx, smpirun) for the simulated-cluster build, docs/smpi.md;
+# python3-matplotlib: the plots of its experiment scripts (sim/experiments/, /usr/bin/python3).
 packages=(cmake ninja-build g++ make libopenmpi-dev openmpi-bin libgtest-dev libboost-dev python3
-          pkg-config)
+          pkg-config libsimgrid-dev python3-matplotlib
+          # the Python package and its tests (docs/python.md)
+          python3-venv python3-pip python3-setuptools python3-mpi4py python3-numpy python3-pytest
+          python3-sklearn)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
 # The whole test suite: set-up, build, unit + CLI + MPI tests (ctest), then the executor/API MPI
 # tests and the fast unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer, then the progress-monitor tests (the
-# only code with its own thread) under ThreadSanitizer.
+# only code with its own thread) under ThreadSanitizer, then the SimGrid SMPI build and smoke test
+# (sim/smoke.sh; PAPCOLL_SKIP_SMPI=1 skips it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 bash scripts/setup.sh
 bash scripts/build.sh build
 (cd build && ctest --output-on-failure --timeout 300 -j 2)
+
+if [[ "${PAPCOLL_SKIP_PYTHON:-0}" != 1 ]]; then
+  # The Python package: pip install . into build-py/venv, pytest under mpirun (np 4 and 1), a
+  # smoke run of examples/train_digits.py (docs/python.md).
+  timeout 600 bash scripts/test_python.sh
+fi
 
 if [[ "${PAPCOLL_SKIP_SANITIZERS:-0}" != 1 ]]; then
   # The executor and the API (buffers, datatypes, MPI requests) and the generators' unit tests
@@ -42,4 +49,13 @@ if [[ "${PAPCOLL_SKIP_SANITIZERS:-0}" != 1 && "${PAPCOLL_SKIP_TSAN:-0}" != 1 ]];
   # explains why and what that hides); papcoll's own frames are checked. exitcode=66 on a report.
   (cd build-tsan && TSAN_OPTIONS="suppressions=$PWD/../tests/tsan-openmpi.supp halt_on_error=0 exitcode=66" \
     ctest --output-on-failure --timeout 300 -j 2 -R '^test_monitor' -E '_np(5|8)$')
+fi
+
+if [[ "${PAPCOLL_SKIP_SMPI:-0}" != 1 ]]; then
+  # The SimGrid SMPI build and one short simulated run per operation at 16 ranks (docs/smpi.md),
+  # so that the simulated-cluster path keeps building and giving correct results.
+  echo "== SimGrid SMPI build and smoke test"
+  smpi_start=$SECONDS
+  bash sim/smoke.sh build-smpi
+  echo "== SimGrid SMPI stage: $((SECONDS - smpi_start)) s"
 fi

@@ -67,8 +67,11 @@ void papcoll_options_init(papcoll_options *opt);
 
 /* Like MPI_Allreduce. Supports MPI_IN_PLACE, count 0, every predefined datatype and op (and
  * user ops on contiguous types); algorithms that reorder the reduction refuse non-commutative ops
- * with PAPCOLL_ERR_OP unless the algorithm is "auto", which then uses MPI_Allreduce. The send
- * buffer is never written. Every rank must pass the same options (algorithm, blocks, Hockney
+ * with PAPCOLL_ERR_OP unless the algorithm is "auto", which then uses MPI_Allreduce. "auto"
+ * (default) runs MPI_Allreduce unless the arrival times (options.arrivals or a monitor) spread
+ * over at least one whole-buffer message time and the cost model predicts that prr or slt pays
+ * off (docs/algorithms.md, "auto of allreduce and reduce"); papcoll_last_algorithm() then says
+ * "native". The send buffer is never written. Every rank must pass the same options (algorithm, blocks, Hockney
  * parameters; arrivals too unless arrivals_agreed == 0): they determine the message pattern. The
  * first call on a communicator duplicates it (collectively); the duplicate is freed with it. */
 int papcoll_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
@@ -80,8 +83,8 @@ int papcoll_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
  * non-commutative rule and the options are as for papcoll_allreduce; every rank must pass the
  * same root. Algorithms: papcoll_algorithms("reduce") ("clairvoyant" builds its schedule from the
  * arrival times, with the round time of one block under the Hockney parameters); "auto" takes
- * binomial without arrival times or when their spread is at most one whole-buffer message time,
- * clairvoyant above that, and MPI_Reduce for non-commutative ops. The send buffer is never
+ * MPI_Reduce without arrival times, when their spread is below one whole-buffer message time, for
+ * non-commutative ops, and unless the cost model predicts that clairvoyant pays off. The send buffer is never
  * written; non-root ranks that combine partial results use memory papcoll keeps per
  * communicator. */
 int papcoll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,

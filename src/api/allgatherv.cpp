@@ -62,21 +62,20 @@ int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
     total += recvcounts[o];
     largest = std::max(largest, recvcounts[o]);
   }
-  if (total > 0 && recvbuf == nullptr) return call.arg_error("recvbuf is NULL");
+  if (total > 0 && recvbuf == nullptr) return call.local_arg_error("recvbuf is NULL");
   if (!in_place) {
     if (sendcount < 0)
-      return call.arg_error("sendcount is negative (" + std::to_string(sendcount) + ")");
+      return call.local_arg_error("sendcount is negative (" + std::to_string(sendcount) + ")");
     if (int rc = call.check_datatype(sendtype, "sendtype", &send_layout); rc != PAPCOLL_SUCCESS)
       return rc;
-    if (sendcount > 0 && sendbuf == nullptr) return call.arg_error("sendbuf is NULL");
+    if (sendcount > 0 && sendbuf == nullptr) return call.local_arg_error("sendbuf is NULL");
     if (static_cast<long long>(sendcount) * send_layout.size !=
         static_cast<long long>(recvcounts[rank]) * recv_layout.size)
-      return call.arg_error("sendcount * size(sendtype) = " +
-                            std::to_string(static_cast<long long>(sendcount) * send_layout.size) +
-                            " bytes differs from recvcounts[" + std::to_string(rank) +
-                            "] * size(recvtype) = " +
-                            std::to_string(static_cast<long long>(recvcounts[rank]) *
-                                           recv_layout.size));
+      return call.local_arg_error(
+          "sendcount * size(sendtype) = " +
+          std::to_string(static_cast<long long>(sendcount) * send_layout.size) +
+          " bytes differs from recvcounts[" + std::to_string(rank) + "] * size(recvtype) = " +
+          std::to_string(static_cast<long long>(recvcounts[rank]) * recv_layout.size));
   }
 
   if (int rc = call.enter_monitor(comm, entry_time); rc != PAPCOLL_SUCCESS) return rc;

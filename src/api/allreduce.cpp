@@ -20,8 +20,9 @@ int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
   DatatypeLayout layout;
   if (int rc = call.check_datatype(datatype, "datatype", &layout); rc != PAPCOLL_SUCCESS) return rc;
   if (int rc = call.check_op(op); rc != PAPCOLL_SUCCESS) return rc;
-  if (count > 0 && recvbuf == nullptr) return call.arg_error("recvbuf is NULL");
-  if (count > 0 && sendbuf == nullptr) return call.arg_error("sendbuf is NULL (use MPI_IN_PLACE)");
+  if (count > 0 && recvbuf == nullptr) return call.local_arg_error("recvbuf is NULL");
+  if (count > 0 && sendbuf == nullptr)
+    return call.local_arg_error("sendbuf is NULL (use MPI_IN_PLACE)");
 
   if (int rc = call.enter_monitor(comm, entry_time); rc != PAPCOLL_SUCCESS) return rc;
   if (count == 0 || layout.size == 0) return PAPCOLL_SUCCESS;  // same on every rank: no messages
@@ -30,11 +31,19 @@ int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
   std::vector<double> arrivals;
   if (int rc = call.arrivals(&arrivals); rc != PAPCOLL_SUCCESS) return rc;
 
-  const double bytes = static_cast<double>(count) * layout.size;
-  const AlgorithmInfo* algo =
-      call.selection().is_auto
-          ? choose_allreduce(call.p(), count, call.commutative(), arrivals, call.cost(), bytes)
-          : call.selection().algo;
+  GeneratorInput in;
+  in.p = call.p();
+  in.cost = call.cost();
+  in.bytes = static_cast<double>(count) * layout.size;
+  const PrepareInput prepare = [&](const AlgorithmInfo& a, GeneratorInput* g) {
+    g->blocks = call.block_count(a, *g, count);
+    if (!a.uses_arrivals) g->arrivals.clear();
+  };
+  const AlgorithmInfo* algo = call.selection().algo;
+  if (call.selection().is_auto) {
+    in.arrivals = arrivals;
+    algo = choose_allreduce(count, call.commutative(), in, prepare);
+  }
   CollectiveCall::record_algorithm(algo);
   if (algo == nullptr) {
     const int rc = MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, ctx.comm);
@@ -46,12 +55,8 @@ int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
     return s.ok() ? PAPCOLL_SUCCESS : call.mpi_error(s);
   }
 
-  GeneratorInput in;
-  in.p = call.p();
-  in.cost = call.cost();
-  in.bytes = bytes;
-  in.blocks = call.block_count(*algo, in, count);
-  if (algo->uses_arrivals) in.arrivals = std::move(arrivals);
+  in.arrivals = std::move(arrivals);
+  prepare(*algo, &in);
   std::shared_ptr<const RankSchedule> schedule;
   if (int rc = obtain_schedule(ctx, *algo, in, kWho, &schedule); rc != PAPCOLL_SUCCESS) return rc;
 

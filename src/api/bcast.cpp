@@ -24,7 +24,7 @@ int bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm com
   DatatypeLayout layout;
   if (int rc = call.check_datatype(datatype, "datatype", &layout); rc != PAPCOLL_SUCCESS) return rc;
   if (int rc = call.check_root(root); rc != PAPCOLL_SUCCESS) return rc;
-  if (count > 0 && buffer == nullptr) return call.arg_error("buffer is NULL");
+  if (count > 0 && buffer == nullptr) return call.local_arg_error("buffer is NULL");
 
   if (int rc = call.enter_monitor(comm, entry_time); rc != PAPCOLL_SUCCESS) return rc;
   if (count == 0 || layout.size == 0) return PAPCOLL_SUCCESS;

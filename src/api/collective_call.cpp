@@ -24,6 +24,10 @@ int CollectiveCall::arg_error(const std::string& what) const {
   return fail(PAPCOLL_ERR_ARG, std::string(who_) + ": " + what);
 }
 
+int CollectiveCall::local_arg_error(const std::string& what) const {
+  return fail_local(PAPCOLL_ERR_ARG, std::string(who_) + ": " + what);
+}
+
 int CollectiveCall::mpi_error(const MpiStatus& s) const {
   return fail(PAPCOLL_ERR_MPI, std::string(who_) + ": " + describe(s));
 }

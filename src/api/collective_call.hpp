@@ -35,6 +35,9 @@ class CollectiveCall {
 
   // PAPCOLL_ERR_ARG / PAPCOLL_ERR_MPI with "<who>: " in front of the message.
   int arg_error(const std::string& what) const;
+  // PAPCOLL_ERR_ARG for an argument only this rank passes that way (a NULL buffer, MPI_IN_PLACE
+  // off the root, its own count): the other ranks may go on (fail_local, error.hpp).
+  int local_arg_error(const std::string& what) const;
   int mpi_error(const MpiStatus& s) const;
 
   // The options (version, blocks, Hockney parameters, monitor handle, algorithm name) and the

@@ -5,12 +5,22 @@
 namespace papcoll {
 namespace {
 thread_local std::string t_last_error;
+thread_local bool t_last_error_local = false;
 }  // namespace
 
 int fail(int code, std::string message) {
   t_last_error = std::move(message);
+  t_last_error_local = false;
   return code;
 }
+
+int fail_local(int code, std::string message) {
+  t_last_error = std::move(message);
+  t_last_error_local = true;
+  return code;
+}
+
+bool last_error_is_local() { return t_last_error_local; }
 
 }  // namespace papcoll
 

@@ -9,4 +9,12 @@ namespace papcoll {
 // Records `message` as the calling thread's last error and returns `code`.
 int fail(int code, std::string message);
 
+// The same for an error that only this rank sees while the other ranks of the call went on (a
+// scatterv/gatherv rank's own arguments, reported after it relayed the others' portions): the
+// interposition library must not hand such a call to the MPI library on this rank alone.
+int fail_local(int code, std::string message);
+
+// Whether the calling thread's last error came from fail_local().
+bool last_error_is_local();
+
 }  // namespace papcoll

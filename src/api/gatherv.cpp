@@ -49,10 +49,12 @@ int gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* rec
   }
 
   if (call.selection().algo == nullptr && !call.selection().is_auto) {  // native
-    if (!root_problem.ok()) return root_problem.report(call);
-    if (!own_problem.ok()) return own_problem.report(call);
+    // Before any communication, but seen by one rank only (its own arguments).
+    if (!root_problem.ok()) return root_problem.report_local(call);
+    if (!own_problem.ok()) return own_problem.report_local(call);
     if (int rc = call.enter_monitor(comm, entry_time); rc != PAPCOLL_SUCCESS) return rc;
     if (int rc = call.open_context(comm); rc != PAPCOLL_SUCCESS) return rc;
+    CollectiveCall::record_algorithm(nullptr);
     const int rc = MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                recvtype, root, call.context().comm);
     return rc == MPI_SUCCESS ? PAPCOLL_SUCCESS : call.mpi_error({rc, "MPI_Gatherv"});
@@ -80,15 +82,17 @@ int gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* rec
   static const RankSchedule kNothingToMove;
   std::shared_ptr<const RankSchedule> schedule;
   if (agreed.total() - agreed.bytes[root] > 0) {
+    const AlgorithmInfo* used = nullptr;
     if (int rc = obtain_sg_schedule(ctx, Collective::gatherv, call.selection().algo,
-                                    agreed.generator_input(p, root), kWho, &schedule);
+                                    agreed.generator_input(p, root), kWho, &schedule, &used);
         rc != PAPCOLL_SUCCESS)
       return rc;
+    CollectiveCall::record_algorithm(used);  // nothing to move: no algorithm ("")
   }
   const MpiStatus s = execute_gatherv(schedule ? *schedule : kNothingToMove, agreed.bytes, root,
                                       all, own, in_place, ctx);
   if (!s.ok()) return call.mpi_error(s);
-  return own_problem.ok() ? PAPCOLL_SUCCESS : own_problem.report(call);
+  return own_problem.ok() ? PAPCOLL_SUCCESS : own_problem.report_local(call);
 }
 
 }  // namespace

@@ -24,21 +24,17 @@ constexpr const char* kWho = "papcoll_reduce";
 // (agreed) input valid and changes no decision that matters.
 constexpr double kMaxRoundsOfSpread = 1e12;
 
-// "auto" for reduce (docs/algorithms.md, "Reduce: auto"):
-//  - a non-commutative op: MPI_Reduce (every schedule reorders the reduction);
-//  - no arrival pattern, or a predicted imbalance factor (largest arrival difference over the time
-//    of one whole-buffer message, alpha + beta * bytes) of at most 1: binomial, the tree with
-//    ceil(log2 p) rounds, which is what MPI libraries use for small and medium messages;
-//  - a larger imbalance: Clairvoyant, whose schedule is built from the arrival times (early ranks
-//    reduce among themselves while the late ones compute). With a spread of less than one
-//    message time there is nothing to hide and its segmenting only adds latency.
-const AlgorithmInfo* choose_reduce(bool commutative, const std::vector<double>& arrivals,
-                                   const CostParams& cost, double bytes) {
+// "auto" for reduce (docs/algorithms.md, "Reduce: auto"): MPI_Reduce for a non-commutative op
+// (every schedule reorders the reduction); else choose_for_arrivals (selection.hpp): MPI_Reduce
+// unless the predicted imbalance makes Clairvoyant (early ranks reduce among themselves while the
+// late ones compute) pay off against the balanced trees under the cost model.
+const AlgorithmInfo* choose_reduce(bool commutative, const GeneratorInput& base,
+                                   const PrepareInput& prepare) {
   if (!commutative) return nullptr;
-  const AlgorithmInfo* binomial = find_algorithm(Collective::reduce, "binomial");
-  const AlgorithmInfo* clairvoyant = find_algorithm(Collective::reduce, "clairvoyant");
-  if (arrivals.empty() || clairvoyant == nullptr) return binomial;
-  return imbalance_factor(arrivals, cost, bytes) > 1.0 ? clairvoyant : binomial;
+  return choose_for_arrivals(Collective::reduce, {"clairvoyant"},
+                             {"binomial", "rabenseifner", "radix-k"}, base, prepare,
+                             kAutoMinGainReduce)
+      .algo;
 }
 
 int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
@@ -52,11 +48,11 @@ int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
   if (int rc = call.check_root(root); rc != PAPCOLL_SUCCESS) return rc;
   const bool is_root = call.rank() == root;
   if (!is_root && sendbuf == MPI_IN_PLACE)
-    return call.arg_error("MPI_IN_PLACE is only allowed at the root");
+    return call.local_arg_error("MPI_IN_PLACE is only allowed at the root");
   if (count > 0 && sendbuf == nullptr)
-    return call.arg_error(is_root ? "sendbuf is NULL (use MPI_IN_PLACE)" : "sendbuf is NULL");
+    return call.local_arg_error(is_root ? "sendbuf is NULL (use MPI_IN_PLACE)" : "sendbuf is NULL");
   if (count > 0 && is_root && recvbuf == nullptr)
-    return call.arg_error("recvbuf is NULL at the root");
+    return call.local_arg_error("recvbuf is NULL at the root");
 
   // One monitor step per call that passes the checks, even with nothing to send (as allreduce).
   if (int rc = call.enter_monitor(comm, entry_time); rc != PAPCOLL_SUCCESS) return rc;
@@ -66,10 +62,28 @@ int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
   std::vector<double> arrivals;
   if (int rc = call.arrivals(&arrivals); rc != PAPCOLL_SUCCESS) return rc;
 
-  const double bytes = static_cast<double>(count) * layout.size;
-  const AlgorithmInfo* algo = call.selection().is_auto
-                                  ? choose_reduce(call.commutative(), arrivals, call.cost(), bytes)
-                                  : call.selection().algo;
+  GeneratorInput in;
+  in.p = call.p();
+  in.root = root;
+  in.cost = call.cost();
+  in.bytes = static_cast<double>(count) * layout.size;
+  const PrepareInput prepare = [&](const AlgorithmInfo& a, GeneratorInput* g) {
+    // More blocks than elements would only add empty messages (and Clairvoyant rounds).
+    g->blocks = call.block_count(a, *g, count);
+    if (!a.uses_arrivals) g->arrivals.clear();
+    // Clairvoyant's round time d: sending and reducing one segment under the cost model
+    // (alpha + (beta + gamma) * bytes / blocks), in seconds like the arrivals.
+    g->round_time = block_round_time(*g);
+    if (!g->arrivals.empty()) {
+      const auto [lo, hi] = std::minmax_element(g->arrivals.begin(), g->arrivals.end());
+      g->round_time = std::max(g->round_time, (*hi - *lo) / kMaxRoundsOfSpread);
+    }
+  };
+  const AlgorithmInfo* algo = call.selection().algo;
+  if (call.selection().is_auto) {
+    in.arrivals = arrivals;
+    algo = choose_reduce(call.commutative(), in, prepare);
+  }
   CollectiveCall::record_algorithm(algo);
   if (algo == nullptr) {
     const int rc = MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, ctx.comm);
@@ -81,21 +95,8 @@ int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
     return s.ok() ? PAPCOLL_SUCCESS : call.mpi_error(s);
   }
 
-  GeneratorInput in;
-  in.p = call.p();
-  in.root = root;
-  in.cost = call.cost();
-  in.bytes = bytes;
-  // More blocks than elements would only add empty messages (and Clairvoyant rounds).
-  in.blocks = call.block_count(*algo, in, count);
-  if (algo->uses_arrivals) in.arrivals = std::move(arrivals);
-  // Clairvoyant's round time d: sending and reducing one segment under the cost model
-  // (alpha + (beta + gamma) * bytes / blocks), in seconds like the arrivals.
-  in.round_time = block_round_time(in);
-  if (!in.arrivals.empty()) {
-    const auto [lo, hi] = std::minmax_element(in.arrivals.begin(), in.arrivals.end());
-    in.round_time = std::max(in.round_time, (*hi - *lo) / kMaxRoundsOfSpread);
-  }
+  in.arrivals = std::move(arrivals);
+  prepare(*algo, &in);
   std::shared_ptr<const RankSchedule> schedule;
   if (int rc = obtain_schedule(ctx, *algo, in, kWho, &schedule); rc != PAPCOLL_SUCCESS) return rc;
 

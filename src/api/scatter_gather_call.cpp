@@ -74,6 +74,10 @@ int ArgProblem::report(const CollectiveCall& call) const {
   return fail(code, std::string(call.who()) + ": " + what);
 }
 
+int ArgProblem::report_local(const CollectiveCall& call) const {
+  return fail_local(code, std::string(call.who()) + ": " + what);
+}
+
 ArgProblem check_root_portions(const CollectiveCall& call, const PortionsArgs& a,
                                DatatypeLayout* layout, std::vector<long long>* bytes) {
   ArgProblem pr;

@@ -43,6 +43,8 @@ struct ArgProblem {
   }
   // Fails the call with this problem (papcoll_last_error() = "<who>: <what>").
   int report(const CollectiveCall& call) const;
+  // The same for a problem only this rank sees (fail_local, error.hpp).
+  int report_local(const CollectiveCall& call) const;
 };
 
 // The root's side: every rank's portion in buf (scatterv: sendbuf, sendcounts, displs, sendtype;

@@ -95,17 +95,19 @@ int obtain_schedule(CommContext& ctx, const AlgorithmInfo& algo, const Generator
 
 int obtain_sg_schedule(CommContext& ctx, Collective c, const AlgorithmInfo* algo,
                        const GeneratorInput& in, const char* caller,
-                       std::shared_ptr<const RankSchedule>* out) {
+                       std::shared_ptr<const RankSchedule>* out, const AlgorithmInfo** used) {
   ScheduleKey key = key_of(c, algo, in);
-  if (auto cached = ctx.cached_schedule(key)) {
+  const AlgorithmInfo* chosen = nullptr;
+  if (auto cached = ctx.cached_schedule(key, &chosen)) {
     *out = std::move(cached);
+    *used = algo != nullptr ? algo : chosen;
     return PAPCOLL_SUCCESS;
   }
-  const AlgorithmInfo* used = algo != nullptr ? algo : choose_sg_tree(c, in).algorithm;
-  if (used == nullptr)
+  *used = algo != nullptr ? algo : choose_sg_tree(c, in).algorithm;
+  if (*used == nullptr)
     return fail(PAPCOLL_ERR_INTERNAL, std::string(caller) + ": no tree algorithm registered");
-  if (int rc = generate_checked(ctx, *used, in, caller, out); rc != PAPCOLL_SUCCESS) return rc;
-  ctx.cache_schedule(std::move(key), *out);
+  if (int rc = generate_checked(ctx, **used, in, caller, out); rc != PAPCOLL_SUCCESS) return rc;
+  ctx.cache_schedule(std::move(key), *out, *used);
   return PAPCOLL_SUCCESS;
 }
 

@@ -20,9 +20,9 @@ int obtain_schedule(CommContext& ctx, const AlgorithmInfo& algo, const Generator
 
 // The same for a scatterv/gatherv tree (collective c): `algo` is a registry row of c, or null for
 // "auto", which takes choose_sg_tree's choice (cached under the same key, so a repeated call
-// neither builds the six trees again nor generates the schedule).
+// neither builds the six trees again nor generates the schedule). *used: the tree that runs.
 int obtain_sg_schedule(CommContext& ctx, Collective c, const AlgorithmInfo* algo,
                        const GeneratorInput& in, const char* caller,
-                       std::shared_ptr<const RankSchedule>* out);
+                       std::shared_ptr<const RankSchedule>* out, const AlgorithmInfo** used);
 
 }  // namespace papcoll

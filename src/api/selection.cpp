@@ -1,8 +1,12 @@
 #include "api/selection.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <exception>
 #include <cstring>
 #include <limits>
+
+#include "verify/cost_model.hpp"
 
 namespace papcoll {
 
@@ -33,14 +37,70 @@ std::string algorithm_names(Collective c, const char* sep) {
   return names + kNative + sep + kAuto;
 }
 
-const AlgorithmInfo* choose_allreduce(int p, int64_t count, bool commutative,
-                                      const std::vector<double>& arrivals,
-                                      const CostParams& cost, double bytes) {
-  if (!commutative || count < p) return nullptr;
-  const AlgorithmInfo* ring = find_algorithm(Collective::allreduce, "ring");
-  const AlgorithmInfo* prr = find_algorithm(Collective::allreduce, "prr");
-  if (arrivals.empty() || prr == nullptr) return ring;
-  return imbalance_factor(arrivals, cost, bytes) < 1.0 ? ring : prr;
+namespace {
+
+// Predicted mean elapsed time of `algo` for `in` (prepared), or +inf when it cannot be built.
+double predicted_elapsed(const AlgorithmInfo& algo, GeneratorInput in, const PrepareInput& prepare,
+                         bool with_arrivals) {
+  if (!with_arrivals) in.arrivals.clear();
+  const std::vector<double> arrivals = in.arrivals;  // prepare drops them for balanced algorithms
+  prepare(algo, &in);
+  try {
+    const Schedule s = algo.generate(in);
+    return evaluate_cost(s, arrivals, in.cost, static_cast<int64_t>(in.bytes)).mean_elapsed;
+  } catch (const std::exception&) {
+    return std::numeric_limits<double>::infinity();
+  }
+}
+
+}  // namespace
+
+AutoVerdict choose_for_arrivals(Collective c, const std::vector<const char*>& aware,
+                                const std::vector<const char*>& balanced,
+                                const GeneratorInput& base, const PrepareInput& prepare,
+                                double min_gain) {
+  AutoVerdict v;
+  if (base.arrivals.empty() || base.p < 2) return v;
+  v.imbalance = imbalance_factor(base.arrivals, base.cost, base.bytes);
+  if (!(v.imbalance >= kAutoMinImbalance)) return v;
+  const double inf = std::numeric_limits<double>::infinity();
+  v.balanced_time = v.native_elapsed = v.aware_elapsed = inf;
+  for (const char* name : balanced) {
+    const AlgorithmInfo* a = find_algorithm(c, name);
+    if (a == nullptr) continue;
+    v.balanced_time = std::min(v.balanced_time, predicted_elapsed(*a, base, prepare, false));
+    v.native_elapsed = std::min(v.native_elapsed, predicted_elapsed(*a, base, prepare, true));
+  }
+  if (base.root >= 0 && base.root < base.p && std::isfinite(v.balanced_time)) {
+    // A rooted collective of the MPI library (segmented, eager trees) lets a rank leave once its
+    // data is handed on: only the root must wait for the latest arrival. The best that can do.
+    const double latest = *std::max_element(base.arrivals.begin(), base.arrivals.end());
+    const double root_wait = latest - base.arrivals[static_cast<size_t>(base.root)];
+    v.native_elapsed =
+        std::min(v.native_elapsed, v.balanced_time + root_wait / static_cast<double>(base.p));
+  }
+  for (const char* name : aware) {
+    const AlgorithmInfo* a = find_algorithm(c, name);
+    if (a == nullptr) continue;
+    const double t = predicted_elapsed(*a, base, prepare, true);
+    if (t < v.aware_elapsed) {
+      v.aware_elapsed = t;
+      v.best_aware = a;
+    }
+  }
+  if (v.best_aware != nullptr && std::isfinite(v.balanced_time) &&
+      v.native_elapsed - v.aware_elapsed >= min_gain * v.balanced_time)
+    v.algo = v.best_aware;
+  return v;
+}
+
+const AlgorithmInfo* choose_allreduce(int64_t count, bool commutative, const GeneratorInput& base,
+                                      const PrepareInput& prepare) {
+  if (!commutative || count < base.p) return nullptr;
+  return choose_for_arrivals(Collective::allreduce, {"prr", "slt"},
+                             {"ring", "rabenseifner", "recursive-doubling"}, base, prepare,
+                             kAutoMinGainAllreduce)
+      .algo;
 }
 
 double imbalance_factor(const std::vector<double>& arrivals, const CostParams& cost,

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,12 +27,58 @@ std::string algorithm_names(Collective c, const char* sep);
 // (balanced) pattern.
 double imbalance_factor(const std::vector<double>& arrivals, const CostParams& cost, double bytes);
 
-// "auto" for allreduce. MPI's collective for tiny vectors (a schedule cannot beat it when most
-// blocks would be empty) and for non-commutative ops (every schedule reorders the reduction);
-// the balanced algorithm (ring) when the predicted imbalance factor is below 1, PRR otherwise:
-// from a spread of one whole-buffer message on, the paper's pre-steps have something to hide.
-const AlgorithmInfo* choose_allreduce(int p, int64_t count, bool commutative,
-                                      const std::vector<double>& arrivals,
-                                      const CostParams& cost, double bytes);
+// "auto" of the collectives that have imbalance-aware algorithms (allreduce: prr, slt; reduce:
+// clairvoyant), docs/algorithms.md "auto": the MPI library's own collective unless the agreed
+// arrival pattern is imbalanced enough for an imbalance-aware algorithm to pay off.
+//
+//  1. No arrival pattern, fewer than 2 ranks, or an imbalance factor below kAutoMinImbalance (the
+//     arrival spread is shorter than one whole-buffer message): the MPI library (nullptr). There
+//     is nothing to hide, and the MPI library's tuned collective is at least as fast as papcoll's
+//     balanced schedules.
+//  2. Otherwise the cost model (verify/cost_model.hpp) predicts the mean elapsed time (own arrival
+//     to own finish) of every imbalance-aware candidate and of every balanced candidate under the
+//     same arrivals; the MPI library's collective is modelled as the best balanced candidate
+//     (what an MPI library picks from); for a rooted collective (base.root >= 0) at best the
+//     balanced time with only the root waiting for the latest arrival (an MPI library's segmented
+//     trees let the other ranks leave once their data is handed on; Open MPI's MPI_Reduce does:
+//     docs/algorithms.md). The best imbalance-aware candidate is chosen if it saves
+//     at least min_gain x the balanced collective's own time (the best balanced candidate with
+//     equal arrivals); else the MPI library. min_gain is how much faster than papcoll's balanced
+//     schedules the MPI library's collective was measured to be (docs/algorithms.md, "auto"):
+//     allreduce 0.02 (Open MPI's MPI_Allreduce is no faster than papcoll's ring; the model
+//     underestimates PRR's and SLT's gain, so the margin only rules out ties such as PRR = ring
+//     at p = 3), reduce 0.35 (Open MPI's MPI_Reduce is 20-35 % faster than papcoll's binomial).
+//
+// Deterministic arithmetic on agreed input (arrivals, Hockney parameters, sizes): every rank
+// takes the same decision.
+inline constexpr double kAutoMinImbalance = 1.0;
+// min_gain of allreduce and reduce (see choose_for_arrivals).
+inline constexpr double kAutoMinGainAllreduce = 0.02;
+inline constexpr double kAutoMinGainReduce = 0.35;
+
+// Completes a generator input for one algorithm as the call would run it (blocks, round time).
+using PrepareInput = std::function<void(const AlgorithmInfo&, GeneratorInput*)>;
+
+struct AutoVerdict {
+  const AlgorithmInfo* algo = nullptr;  // nullptr: the MPI library's collective
+  double imbalance = 0;                 // imbalance_factor of the arrivals
+  double balanced_time = 0;   // best balanced candidate, equal arrivals: the collective's own time
+  double native_elapsed = 0;  // best balanced candidate under the arrivals (the MPI library)
+  double aware_elapsed = 0;   // best imbalance-aware candidate under the arrivals
+  const AlgorithmInfo* best_aware = nullptr;
+};
+
+// `base` has p, root, cost, bytes and the agreed arrivals (empty: none); `aware` and `balanced`
+// name algorithms of collective c (names the table lacks are skipped).
+AutoVerdict choose_for_arrivals(Collective c, const std::vector<const char*>& aware,
+                                const std::vector<const char*>& balanced,
+                                const GeneratorInput& base, const PrepareInput& prepare,
+                                double min_gain);
+
+// "auto" for allreduce: MPI's collective for non-commutative ops (every schedule reorders the
+// reduction) and for vectors shorter than p (most blocks would be empty); else
+// choose_for_arrivals over {prr, slt} against {ring, rabenseifner, recursive-doubling}.
+const AlgorithmInfo* choose_allreduce(int64_t count, bool commutative, const GeneratorInput& base,
+                                      const PrepareInput& prepare);
 
 }  // namespace papcoll

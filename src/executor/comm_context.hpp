@@ -51,8 +51,11 @@ struct CommContext {
   void cache_schedule(const AlgorithmInfo* algo, int blocks,
                       std::shared_ptr<const RankSchedule> rs, int root = -1);
   // The same with the whole key (schedules that depend on more than the algorithm and blocks).
-  std::shared_ptr<const RankSchedule> cached_schedule(const ScheduleKey& key);
-  void cache_schedule(ScheduleKey key, std::shared_ptr<const RankSchedule> rs);
+  // `chosen`: for a key with algo == null ("auto"), the algorithm whose schedule it is.
+  std::shared_ptr<const RankSchedule> cached_schedule(const ScheduleKey& key,
+                                                      const AlgorithmInfo** chosen = nullptr);
+  void cache_schedule(ScheduleKey key, std::shared_ptr<const RankSchedule> rs,
+                      const AlgorithmInfo* chosen = nullptr);
 
   // The link models of options.model_file, identical on every rank (link_model_cache.hpp).
   LinkModelCache link_models;
@@ -61,6 +64,7 @@ struct CommContext {
   struct Entry {
     ScheduleKey key;
     std::shared_ptr<const RankSchedule> schedule;
+    const AlgorithmInfo* chosen = nullptr;
   };
   static constexpr size_t kMaxEntries = 16;  // bounds memory if callers sweep block counts
   std::list<Entry> entries_;                 // most recently used first

@@ -2,21 +2,33 @@
 // profiling interface. Each wrapped collective goes to papcoll with the algorithm its environment
 // variable names (intercept_config.hpp), or straight to the PMPI_ function for "native".
 //
-// When papcoll refuses a call it has not communicated yet (PAPCOLL_ERR_ARG: an intercommunicator,
-// a datatype it cannot run, MPI_COMM_NULL, ...; PAPCOLL_ERR_ALGORITHM; PAPCOLL_ERR_OP: a
-// non-commutative op for an algorithm that reorders), and those refusals depend only on arguments
-// every rank passes alike, so every rank then runs the MPI library's collective instead, which
-// also applies MPI's own argument checks and error handler. A failure after papcoll started
-// communicating cannot be handed over; it goes to the communicator's error handler as
-// MPI_ERR_OTHER with papcoll's message on stderr.
+// When papcoll refuses a call and every rank of the call refuses it alike (PAPCOLL_ERR_ARG,
+// PAPCOLL_ERR_ALGORITHM, PAPCOLL_ERR_OP: an intercommunicator, a datatype it cannot run,
+// MPI_COMM_NULL, a non-commutative op for an algorithm that reorders, a bad root; scatterv/gatherv:
+// the root's verdict on its arguments, which papcoll broadcasts; PAPCOLL_ERR_MODEL: the root's
+// link model), every rank then runs the MPI library's collective instead, which also applies
+// MPI's own argument checks and error handler. A refusal only this rank sees (a NULL buffer, a
+// scatterv/gatherv rank's own count or type: papcoll::last_error_is_local()) cannot be handed
+// over, since the other ranks went on with papcoll; like a failure after papcoll started
+// communicating it goes to the communicator's error handler (MPI_ERR_ARG, or MPI_ERR_OTHER) with
+// papcoll's message on stderr.
+//
+// Arrival history: allreduce and reduce calls whose algorithm reads arrival times ("auto", prr,
+// slt, clairvoyant) get a history-mode progress monitor per communicator (created at the first
+// such call, freed with the communicator or at MPI_Finalize), so "auto" can tell balanced from
+// imbalanced patterns in a program that never calls the monitor (docs/intercept.md).
 //
 // papcoll's own MPI calls (its "native" paths, agreement broadcasts) come back through these
 // wrappers; a per-thread depth counter sends them to PMPI_ directly.
 #include <mpi.h>
 
+#include <atomic>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
+#include "api/error.hpp"
 #include "intercept/intercept_config.hpp"
 #include "intercept/intercept_stats.hpp"
 #include "papcoll/papcoll.h"
@@ -33,8 +45,10 @@ struct Inside {
   Inside& operator=(const Inside&) = delete;
 };
 
+// Refusals every rank of the call sees alike (unless papcoll::last_error_is_local()).
 bool refused_before_communicating(int rc) {
-  return rc == PAPCOLL_ERR_ARG || rc == PAPCOLL_ERR_ALGORITHM || rc == PAPCOLL_ERR_OP;
+  return rc == PAPCOLL_ERR_ARG || rc == PAPCOLL_ERR_ALGORITHM || rc == PAPCOLL_ERR_OP ||
+         rc == PAPCOLL_ERR_MODEL;
 }
 
 double bytes_of(long long count, MPI_Datatype type) {
@@ -43,42 +57,180 @@ double bytes_of(long long count, MPI_Datatype type) {
   return static_cast<double>(count) * size;
 }
 
+bool is_one_of(const std::string& name, std::initializer_list<const char*> names) {
+  for (const char* n : names)
+    if (name == n) return true;
+  return false;
+}
+
+// What the interposition library keeps per communicator, as an attribute (so a freed
+// communicator's handle, reused by MPI for a new one, never finds the old state): the
+// history-mode monitor and whether the root's link model failed on it.
+struct CommState {
+  papcoll_monitor monitor = nullptr;
+  bool monitor_failed = false;
+  bool model_unusable = false;  // PAPCOLL_ERR_MODEL seen: scatterv/gatherv go to MPI
+};
+
+int delete_state(MPI_Comm, int, void* attr, void*) {
+  const Inside inside;  // papcoll_monitor_free's own MPI calls must not come back here
+  auto* st = static_cast<CommState*>(attr);
+  if (st->monitor != nullptr) (void)papcoll_monitor_free(&st->monitor);
+  delete st;
+  return MPI_SUCCESS;
+}
+
+int state_keyval() {
+  static const int key = [] {
+    int k = MPI_KEYVAL_INVALID;
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &k, nullptr) != MPI_SUCCESS)
+      return static_cast<int>(MPI_KEYVAL_INVALID);
+    return k;
+  }();
+  return key;
+}
+
+// nullptr when the communicator cannot carry an attribute (MPI_COMM_NULL, ...).
+CommState* comm_state(MPI_Comm comm) {
+  const int key = state_keyval();
+  if (comm == MPI_COMM_NULL || key == MPI_KEYVAL_INVALID) return nullptr;
+  void* value = nullptr;
+  int found = 0;
+  if (PMPI_Comm_get_attr(comm, key, &value, &found) != MPI_SUCCESS) return nullptr;
+  if (found) return static_cast<CommState*>(value);
+  auto* st = new CommState;
+  if (PMPI_Comm_set_attr(comm, key, st) != MPI_SUCCESS) {
+    delete st;
+    return nullptr;
+  }
+  return st;
+}
+
+// The call-site key of the history: the same for calls of one operation with the same bytes and
+// root (the interposition library cannot see the program's call site), identical on every rank.
+int history_site(Operation op, double bytes, int root) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (std::uint64_t v : {static_cast<std::uint64_t>(op), static_cast<std::uint64_t>(bytes),
+                          static_cast<std::uint64_t>(static_cast<std::int64_t>(root))}) {
+    h ^= v;
+    h *= 1099511628211ULL;
+  }
+  return static_cast<int>(h & 0x7fffffff);
+}
+
+// What a wrapper tells dispatch about its call.
+struct CallInfo {
+  Operation op;
+  MPI_Comm comm;
+  double bytes;    // this rank's data, for the summary
+  int root = -1;   // rooted operations
+  // Bytes every rank passes alike (allreduce, reduce: count * size), deciding whether the call
+  // gets the arrival history; -1: never.
+  double agreed_bytes = -1;
+};
+
+// The history monitor for an allreduce/reduce call, or nullptr. Every input of the decision
+// (environment, algorithm, agreed bytes, communicator size) is the same on every rank, and the
+// monitor is created collectively inside a call every rank makes.
+papcoll_monitor history_monitor(const CallInfo& info, const std::string& algorithm) {
+  const Config& cfg = config();
+  if (!cfg.history || info.agreed_bytes < 0 ||
+      info.agreed_bytes < static_cast<double>(cfg.history_min_bytes) || info.agreed_bytes == 0)
+    return nullptr;
+  if (!is_one_of(algorithm, {"auto", "prr", "slt", "clairvoyant"})) return nullptr;
+  int size = 1, inter = 0;
+  if (PMPI_Comm_test_inter(info.comm, &inter) != MPI_SUCCESS || inter) return nullptr;
+  if (PMPI_Comm_size(info.comm, &size) != MPI_SUCCESS || size < 2) return nullptr;
+  CommState* st = comm_state(info.comm);
+  if (st == nullptr || st->monitor_failed) return nullptr;
+  if (st->monitor == nullptr) {
+    papcoll_monitor_config mc;
+    papcoll_monitor_config_init(&mc);
+    mc.mode = PAPCOLL_MONITOR_HISTORY;
+    if (papcoll_monitor_create_config(info.comm, &mc, &st->monitor) != PAPCOLL_SUCCESS) {
+      st->monitor = nullptr;
+      st->monitor_failed = true;
+      std::fprintf(stderr, "papcoll-intercept: no arrival history on a communicator: %s\n",
+                   papcoll_last_error());
+      return nullptr;
+    }
+  }
+  return st->monitor;
+}
+
+void warn_model_once(const char* why) {
+  static std::atomic<bool> warned{false};
+  if (!warned.exchange(true))
+    std::fprintf(stderr,
+                 "papcoll-intercept: PAPCOLL_MODEL=%s cannot be used (%s); MPI_Scatterv and "
+                 "MPI_Gatherv on that communicator use the MPI library's collective\n",
+                 config().model_file.c_str(), why);
+}
+
+int mpi_error_class(int papcoll_code) {
+  return papcoll_code == PAPCOLL_ERR_ARG ? MPI_ERR_ARG : MPI_ERR_OTHER;
+}
+
 template <typename RunPapcoll, typename RunNative>
-int dispatch(Operation op, MPI_Comm comm, double bytes, RunPapcoll run_papcoll,
-             RunNative run_native) {
+int dispatch(const CallInfo& info, RunPapcoll run_papcoll, RunNative run_native) {
   if (t_depth > 0) return run_native();
   const Inside inside;
+  const Operation op = info.op;
+  const MPI_Comm comm = info.comm;
   const OperationChoice& choice = config()[op];
   const double t0 = PMPI_Wtime();
   if (choice.native) {
     const int rc = run_native();
-    record_call(op, comm, "native", bytes, PMPI_Wtime() - t0);
+    record_call(op, comm, "native", info.bytes, PMPI_Wtime() - t0);
     return rc;
   }
   papcoll_options opt;
   papcoll_options_init(&opt);
   opt.algorithm = choice.algorithm.c_str();
+  const bool sg = op == Operation::scatterv || op == Operation::gatherv;
+  // The link model goes to the scatterv/gatherv trees that read it; only the root's counts.
+  CommState* model_state = nullptr;
+  if (sg && !config().model_file.empty() &&
+      is_one_of(choice.algorithm,
+                {"auto", "binomial-minfirst", "binomial-maxfirst", "traff-model"})) {
+    model_state = comm_state(comm);
+    if (model_state != nullptr && model_state->model_unusable) {
+      const int rc = run_native();
+      record_call(op, comm, "native", info.bytes, PMPI_Wtime() - t0,
+                  "the link model failed on this communicator before");
+      return rc;
+    }
+    opt.model_file = config().model_file.c_str();
+  }
+  opt.monitor = history_monitor(info, choice.algorithm);
+  if (opt.monitor != nullptr) opt.monitor_site = history_site(op, info.agreed_bytes, info.root);
   const int rc = run_papcoll(&opt);
   if (rc == PAPCOLL_SUCCESS) {
     const std::string ran = papcoll_last_algorithm();
-    record_call(op, comm, ran.empty() ? "none" : ran, bytes, PMPI_Wtime() - t0);
+    record_call(op, comm, ran.empty() ? "none" : ran, info.bytes, PMPI_Wtime() - t0);
     return MPI_SUCCESS;
   }
-  if (refused_before_communicating(rc)) {
-    const std::string why = papcoll_last_error();
+  const std::string why = papcoll_last_error();
+  if (refused_before_communicating(rc) && !papcoll::last_error_is_local()) {
+    if (rc == PAPCOLL_ERR_MODEL) {
+      if (model_state != nullptr) model_state->model_unusable = true;
+      warn_model_once(why.c_str());
+    }
     const int native_rc = run_native();
-    record_call(op, comm, "native", bytes, PMPI_Wtime() - t0, why);
+    record_call(op, comm, "native", info.bytes, PMPI_Wtime() - t0, why);
     return native_rc;
   }
-  std::fprintf(stderr, "papcoll-intercept: %s failed: %s\n", mpi_function_name(op),
-               papcoll_last_error());
-  if (comm != MPI_COMM_NULL) PMPI_Comm_call_errhandler(comm, MPI_ERR_OTHER);
-  return MPI_ERR_OTHER;
+  std::fprintf(stderr, "papcoll-intercept: %s failed: %s\n", mpi_function_name(op), why.c_str());
+  const int mpi_rc = mpi_error_class(rc);
+  if (comm != MPI_COMM_NULL) PMPI_Comm_call_errhandler(comm, mpi_rc);
+  return mpi_rc;
 }
 
 }  // namespace
 }  // namespace papcoll::intercept
 
+using papcoll::intercept::bytes_of;
+using papcoll::intercept::CallInfo;
 using papcoll::intercept::dispatch;
 using papcoll::intercept::Operation;
 
@@ -86,8 +238,9 @@ extern "C" {
 
 int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                   MPI_Op op, MPI_Comm comm) {
+  const double bytes = bytes_of(count, datatype);
   return dispatch(
-      Operation::allreduce, comm, papcoll::intercept::bytes_of(count, datatype),
+      CallInfo{Operation::allreduce, comm, bytes, -1, bytes},
       [&](const papcoll_options* o) {
         return papcoll_allreduce(sendbuf, recvbuf, count, datatype, op, comm, o);
       },
@@ -96,8 +249,9 @@ int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
 
 int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                int root, MPI_Comm comm) {
+  const double bytes = bytes_of(count, datatype);
   return dispatch(
-      Operation::reduce, comm, papcoll::intercept::bytes_of(count, datatype),
+      CallInfo{Operation::reduce, comm, bytes, root, bytes},
       [&](const papcoll_options* o) {
         return papcoll_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, o);
       },
@@ -106,7 +260,7 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
 
 int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   return dispatch(
-      Operation::bcast, comm, papcoll::intercept::bytes_of(count, datatype),
+      CallInfo{Operation::bcast, comm, bytes_of(count, datatype), root},
       [&](const papcoll_options* o) {
         return papcoll_bcast(buffer, count, datatype, root, comm, o);
       },
@@ -117,8 +271,8 @@ int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                    MPI_Comm comm) {
   return dispatch(
-      Operation::allgatherv, comm,
-      sendbuf == MPI_IN_PLACE ? 0.0 : papcoll::intercept::bytes_of(sendcount, sendtype),
+      CallInfo{Operation::allgatherv, comm,
+               sendbuf == MPI_IN_PLACE ? 0.0 : bytes_of(sendcount, sendtype)},
       [&](const papcoll_options* o) {
         return papcoll_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                   recvtype, comm, o);
@@ -126,6 +280,43 @@ int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
       [&] {
         return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                recvtype, comm);
+      });
+}
+
+// sendbuf, sendcounts, displs and sendtype are significant at the root only, recvbuf may be
+// MPI_IN_PLACE there: papcoll reads them by the same rules (the root's verdict travels to every
+// rank, docs/intercept.md).
+int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+                 MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                 int root, MPI_Comm comm) {
+  return dispatch(
+      CallInfo{Operation::scatterv, comm,
+               recvbuf == MPI_IN_PLACE ? 0.0 : bytes_of(recvcount, recvtype), root},
+      [&](const papcoll_options* o) {
+        return papcoll_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                                recvtype, root, comm, o);
+      },
+      [&] {
+        return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                             root, comm);
+      });
+}
+
+// The reverse: recvbuf, recvcounts, displs and recvtype at the root only, sendbuf may be
+// MPI_IN_PLACE there.
+int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                MPI_Comm comm) {
+  return dispatch(
+      CallInfo{Operation::gatherv, comm,
+               sendbuf == MPI_IN_PLACE ? 0.0 : bytes_of(sendcount, sendtype), root},
+      [&](const papcoll_options* o) {
+        return papcoll_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                               recvtype, root, comm, o);
+      },
+      [&] {
+        return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                            root, comm);
       });
 }
 

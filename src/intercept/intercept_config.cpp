@@ -28,6 +28,18 @@ Config parse() {
   Config cfg;
   const char* verbose = std::getenv("PAPCOLL_VERBOSE");
   cfg.verbose = verbose != nullptr && *verbose != '\0' && std::string(verbose) != "0";
+  if (const char* model = std::getenv("PAPCOLL_MODEL"); model != nullptr) cfg.model_file = model;
+  if (const char* h = std::getenv("PAPCOLL_HISTORY"); h != nullptr && *h != '\0')
+    cfg.history = std::string(h) != "0";
+  if (const char* m = std::getenv("PAPCOLL_HISTORY_MIN_BYTES"); m != nullptr && *m != '\0') {
+    char* end = nullptr;
+    const long long v = std::strtoll(m, &end, 10);
+    if (end != nullptr && *end == '\0' && v >= 0)
+      cfg.history_min_bytes = v;
+    else
+      std::fprintf(stderr, "papcoll-intercept: PAPCOLL_HISTORY_MIN_BYTES=%s is not a byte count; "
+                           "using %lld\n", m, cfg.history_min_bytes);
+  }
   for (int i = 0; i < static_cast<int>(Operation::count); ++i) {
     const auto op = static_cast<Operation>(i);
     OperationChoice& c = cfg.ops[i];
@@ -61,6 +73,8 @@ const char* operation_name(Operation op) {
     case Operation::reduce: return "reduce";
     case Operation::bcast: return "bcast";
     case Operation::allgatherv: return "allgatherv";
+    case Operation::scatterv: return "scatterv";
+    case Operation::gatherv: return "gatherv";
     case Operation::count: break;
   }
   return "?";
@@ -72,6 +86,8 @@ const char* mpi_function_name(Operation op) {
     case Operation::reduce: return "MPI_Reduce";
     case Operation::bcast: return "MPI_Bcast";
     case Operation::allgatherv: return "MPI_Allgatherv";
+    case Operation::scatterv: return "MPI_Scatterv";
+    case Operation::gatherv: return "MPI_Gatherv";
     case Operation::count: break;
   }
   return "?";

@@ -1,14 +1,17 @@
 // What the interposition library does per operation, from the environment (docs/intercept.md):
-// PAPCOLL_ALLREDUCE, PAPCOLL_REDUCE, PAPCOLL_BCAST, PAPCOLL_ALLGATHERV = auto | native | a name
-// papcoll_algorithms() lists for the operation; PAPCOLL_VERBOSE=1. Read once, on first use, the
-// same way on every rank (the environment mpirun exports), so every rank takes the same path.
+// PAPCOLL_ALLREDUCE, PAPCOLL_REDUCE, PAPCOLL_BCAST, PAPCOLL_ALLGATHERV, PAPCOLL_SCATTERV,
+// PAPCOLL_GATHERV = auto | native | a name papcoll_algorithms() lists for the operation;
+// PAPCOLL_MODEL=FILE (the link model of the model-based scatterv/gatherv trees);
+// PAPCOLL_HISTORY=0 (no arrival history), PAPCOLL_HISTORY_MIN_BYTES=N; PAPCOLL_VERBOSE=1. Read
+// once, on first use, the same way on every rank (the environment mpirun exports), so every rank
+// takes the same path.
 #pragma once
 
 #include <string>
 
 namespace papcoll::intercept {
 
-enum class Operation { allreduce, reduce, bcast, allgatherv, count };
+enum class Operation { allreduce, reduce, bcast, allgatherv, scatterv, gatherv, count };
 
 const char* operation_name(Operation op);      // "allreduce"
 const char* mpi_function_name(Operation op);   // "MPI_Allreduce"
@@ -21,6 +24,11 @@ struct OperationChoice {
 struct Config {
   OperationChoice ops[static_cast<int>(Operation::count)];
   bool verbose = false;
+  std::string model_file;  // PAPCOLL_MODEL; empty: none
+  // Arrival history for allreduce and reduce (a history-mode progress monitor per communicator,
+  // docs/intercept.md): on unless PAPCOLL_HISTORY=0, for calls of at least history_min_bytes.
+  bool history = true;
+  long long history_min_bytes = 64 * 1024;
   const OperationChoice& operator[](Operation op) const { return ops[static_cast<int>(op)]; }
 };
 

@@ -1,8 +1,9 @@
 // A plain MPI program (no papcoll header): checks what the MPI standard promises for
-// MPI_Allreduce, MPI_Reduce, MPI_Bcast and MPI_Allgatherv on MPI_COMM_WORLD, a split
-// communicator, a duplicate and MPI_COMM_SELF: predefined and derived datatypes (a contiguous
-// type with a user op, a struct with padding), MPI_IN_PLACE,
-// zero counts, every root, a non-commutative user op. Every rank computes every rank's input, so
+// MPI_Allreduce, MPI_Reduce, MPI_Bcast, MPI_Allgatherv, MPI_Scatterv and MPI_Gatherv on
+// MPI_COMM_WORLD, a split communicator, a duplicate and MPI_COMM_SELF: predefined and derived
+// datatypes (a contiguous type with a user op, a struct with padding, a contiguous type against
+// its elements), MPI_IN_PLACE, zero counts, every root, a non-commutative user op, displacements
+// with gaps, and the arguments MPI reads at the root only passed as NULL elsewhere. Every rank computes every rank's input, so
 // results are checked exactly (integers; doubles only with exactly representable sums). Run under
 // LD_PRELOAD=libpapcoll-intercept.so with each algorithm forced (run_conformance.py); it must
 // pass exactly as it does without the library. Exit 0 when every check passed on every rank.
@@ -222,11 +223,203 @@ void allgatherv_checks(MPI_Comm comm, const char* name, uint64_t seed) {
   }
 }
 
+// Scatterv/gatherv portions: random counts (zeros included; in shape 2 all zero, in shape 3 one
+// large portion), displacements in reverse rank order with gaps of 3.
+struct Portions {
+  std::vector<int> counts, displs;
+  int extent = 0;  // elements the root's buffer needs
+};
+
+Portions portions(int p, int shape, uint64_t seed) {
+  Portions v;
+  v.counts.resize(static_cast<size_t>(p));
+  v.displs.resize(static_cast<size_t>(p));
+  for (int r = 0; r < p; ++r) {
+    const int u = value(seed, r, 5) + 1000;  // 0..2000
+    v.counts[r] = shape == 2 ? 0 : shape == 3 ? (r == p / 2 ? 20011 : u % 3) : (u % 4 == 0 ? 0 : u % 97);
+  }
+  int at = 0;
+  for (int r = p - 1; r >= 0; --r) {
+    at += 3;
+    v.displs[r] = at;
+    at += v.counts[r];
+  }
+  v.extent = at + 3;
+  return v;
+}
+
+void scatterv_checks(MPI_Comm comm, const char* name, uint64_t seed) {
+  int rank, p;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &p);
+  for (int root = 0; root < p; ++root)
+    for (int shape = 0; shape < 4; ++shape) {
+      const uint64_t sd = seed + 10 * root + shape;
+      const Portions v = portions(p, shape, sd);
+      const bool is_root = rank == root;
+      const bool in_place = is_root && (root + shape) % 2 == 1;
+      std::vector<int> all;
+      if (is_root) {
+        all.assign(static_cast<size_t>(v.extent), -1);
+        for (int r = 0; r < p; ++r)
+          for (int i = 0; i < v.counts[r]; ++i) all[static_cast<size_t>(v.displs[r] + i)] = value(sd, r, i);
+      }
+      const std::vector<int> all_before = all;
+      const int mine = v.counts[rank];
+      std::vector<int> out(static_cast<size_t>(mine) + 2, -9);
+      // MPI reads sendbuf, sendcounts, displs and sendtype at the root only: NULL elsewhere.
+      MPI_Scatterv(is_root ? all.data() : nullptr, is_root ? v.counts.data() : nullptr,
+                   is_root ? v.displs.data() : nullptr, MPI_INT,
+                   in_place ? MPI_IN_PLACE : out.data(), mine, MPI_INT, root, comm);
+      bool ok = all == all_before;
+      if (!in_place)
+        for (int i = 0; i < mine + 2 && ok; ++i) ok = out[i] == (i < mine ? value(sd, rank, i) : -9);
+      expect(ok, std::string(name) + ": MPI_Scatterv root " + std::to_string(root) + " shape " +
+                     std::to_string(shape) + (in_place ? " in place" : ""),
+             comm);
+    }
+  // Derived types: the root sends pairs (a contiguous type of 2 ints), every rank receives ints.
+  MPI_Datatype pair;
+  MPI_Type_contiguous(2, MPI_INT, &pair);
+  MPI_Type_commit(&pair);
+  const int root = p - 1;
+  const Portions v = portions(p, 0, seed + 7);
+  std::vector<int> all;
+  if (rank == root) {
+    all.assign(2 * static_cast<size_t>(v.extent), -1);
+    for (int r = 0; r < p; ++r)
+      for (int i = 0; i < 2 * v.counts[r]; ++i) all[static_cast<size_t>(2 * v.displs[r] + i)] = value(seed + 7, r, i);
+  }
+  std::vector<int> out(2 * static_cast<size_t>(v.counts[rank]) + 1, -9);
+  MPI_Scatterv(all.data(), v.counts.data(), v.displs.data(), pair, out.data(), 2 * v.counts[rank],
+               MPI_INT, root, comm);
+  bool ok = out.back() == -9;
+  for (int i = 0; i < 2 * v.counts[rank] && ok; ++i) ok = out[i] == value(seed + 7, rank, i);
+  expect(ok, std::string(name) + ": MPI_Scatterv pairs to ints", comm);
+  MPI_Type_free(&pair);
+  // A struct type with padding on both sides: the holes of the receive buffer stay untouched.
+  struct Rec { int a; double b; };
+  MPI_Datatype rec;
+  const int lens[2] = {1, 1};
+  const MPI_Aint disp[2] = {offsetof(Rec, a), offsetof(Rec, b)};
+  const MPI_Datatype types[2] = {MPI_INT, MPI_DOUBLE};
+  MPI_Type_create_struct(2, lens, disp, types, &rec);
+  MPI_Type_commit(&rec);
+  std::vector<Rec> recs;
+  if (rank == 0) {
+    recs.resize(static_cast<size_t>(v.extent));
+    for (int r = 0; r < p; ++r)
+      for (int i = 0; i < v.counts[r]; ++i) recs[static_cast<size_t>(v.displs[r] + i)] = Rec{r, 0.5 * i};
+  }
+  std::vector<Rec> got(static_cast<size_t>(v.counts[rank]));
+  std::memset(got.data(), 0x3C, got.size() * sizeof(Rec));
+  const std::vector<Rec> got_before = got;
+  MPI_Scatterv(recs.data(), v.counts.data(), v.displs.data(), rec, got.data(), v.counts[rank], rec,
+               0, comm);
+  ok = true;
+  for (size_t i = 0; i < got.size() && ok; ++i)
+    ok = got[i].a == rank && got[i].b == 0.5 * static_cast<double>(i) &&
+         std::memcmp(reinterpret_cast<const char*>(&got[i]) + sizeof(int),
+                     reinterpret_cast<const char*>(&got_before[i]) + sizeof(int),
+                     offsetof(Rec, b) - sizeof(int)) == 0;
+  expect(ok, std::string(name) + ": MPI_Scatterv struct type", comm);
+  MPI_Type_free(&rec);
+}
+
+void gatherv_checks(MPI_Comm comm, const char* name, uint64_t seed) {
+  int rank, p;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &p);
+  for (int root = 0; root < p; ++root)
+    for (int shape = 0; shape < 4; ++shape) {
+      const uint64_t sd = seed + 10 * root + shape;
+      const Portions v = portions(p, shape, sd);
+      const bool is_root = rank == root;
+      const bool in_place = is_root && (root + shape) % 2 == 1;
+      const int n = v.counts[rank];
+      std::vector<int> mine(static_cast<size_t>(n));
+      for (int i = 0; i < n; ++i) mine[i] = value(sd, rank, i);
+      const std::vector<int> mine_before = mine;
+      std::vector<int> all;
+      if (is_root) {
+        all.assign(static_cast<size_t>(v.extent), -9);
+        if (in_place) std::copy(mine.begin(), mine.end(), all.begin() + v.displs[root]);
+      }
+      // MPI reads recvbuf, recvcounts, displs and recvtype at the root only: NULL elsewhere.
+      MPI_Gatherv(in_place ? MPI_IN_PLACE : mine.data(), n, MPI_INT, is_root ? all.data() : nullptr,
+                  is_root ? v.counts.data() : nullptr, is_root ? v.displs.data() : nullptr,
+                  MPI_INT, root, comm);
+      bool ok = mine == mine_before;
+      if (is_root) {
+        std::vector<int> want(static_cast<size_t>(v.extent), -9);
+        for (int r = 0; r < p; ++r)
+          for (int i = 0; i < v.counts[r]; ++i) want[static_cast<size_t>(v.displs[r] + i)] = value(sd, r, i);
+        ok = ok && all == want;
+      }
+      expect(ok, std::string(name) + ": MPI_Gatherv root " + std::to_string(root) + " shape " +
+                     std::to_string(shape) + (in_place ? " in place" : ""),
+             comm);
+    }
+  // Derived types: every rank sends ints, the root receives pairs (a contiguous type of 2 ints).
+  MPI_Datatype pair;
+  MPI_Type_contiguous(2, MPI_INT, &pair);
+  MPI_Type_commit(&pair);
+  const int root = p / 2;
+  const Portions v = portions(p, 1, seed + 7);
+  std::vector<int> mine(2 * static_cast<size_t>(v.counts[rank]));
+  for (size_t i = 0; i < mine.size(); ++i) mine[i] = value(seed + 7, rank, static_cast<int>(i));
+  std::vector<int> all(rank == root ? 2 * static_cast<size_t>(v.extent) : 0, -9);
+  MPI_Gatherv(mine.data(), 2 * v.counts[rank], MPI_INT, all.data(), v.counts.data(),
+              v.displs.data(), pair, root, comm);
+  bool ok = true;
+  if (rank == root) {
+    std::vector<int> want(all.size(), -9);
+    for (int r = 0; r < p; ++r)
+      for (int i = 0; i < 2 * v.counts[r]; ++i) want[static_cast<size_t>(2 * v.displs[r] + i)] = value(seed + 7, r, i);
+    ok = all == want;
+  }
+  expect(ok, std::string(name) + ": MPI_Gatherv ints to pairs", comm);
+  MPI_Type_free(&pair);
+  // A struct type with padding: the holes of the root's buffer stay untouched.
+  struct Rec { int a; double b; };
+  MPI_Datatype rec;
+  const int lens[2] = {1, 1};
+  const MPI_Aint disp[2] = {offsetof(Rec, a), offsetof(Rec, b)};
+  const MPI_Datatype types[2] = {MPI_INT, MPI_DOUBLE};
+  MPI_Type_create_struct(2, lens, disp, types, &rec);
+  MPI_Type_commit(&rec);
+  std::vector<Rec> send(static_cast<size_t>(v.counts[rank]));
+  for (size_t i = 0; i < send.size(); ++i) send[i] = Rec{rank, 0.25 * static_cast<double>(i)};
+  std::vector<Rec> recs(rank == 0 ? static_cast<size_t>(v.extent) : 0);
+  std::memset(recs.data(), 0x3C, recs.size() * sizeof(Rec));
+  const std::vector<Rec> before = recs;
+  MPI_Gatherv(send.data(), v.counts[rank], rec, recs.data(), v.counts.data(), v.displs.data(), rec,
+              0, comm);
+  ok = true;
+  if (rank == 0) {
+    std::vector<char> expected(recs.size() * sizeof(Rec));
+    std::memcpy(expected.data(), before.data(), expected.size());
+    for (int r = 0; r < p; ++r)
+      for (int i = 0; i < v.counts[r]; ++i) {
+        char* at = expected.data() + static_cast<size_t>(v.displs[r] + i) * sizeof(Rec);
+        const int a = r;
+        const double b = 0.25 * i;
+        std::memcpy(at + offsetof(Rec, a), &a, sizeof a);
+        std::memcpy(at + offsetof(Rec, b), &b, sizeof b);
+      }
+    ok = std::memcmp(expected.data(), recs.data(), expected.size()) == 0;
+  }
+  expect(ok, std::string(name) + ": MPI_Gatherv struct type", comm);
+  MPI_Type_free(&rec);
+}
+
 void all_checks(MPI_Comm comm, const char* name, uint64_t seed) {
   allreduce_checks(comm, name, seed);
   reduce_checks(comm, name, seed + 100);
   bcast_checks(comm, name, seed + 200);
   allgatherv_checks(comm, name, seed + 300);
+  scatterv_checks(comm, name, seed + 400);
+  gatherv_checks(comm, name, seed + 500);
 }
 
 }  // namespace
