@@ -56,6 +56,6 @@ if [[ "${PAPCOLL_SKIP_SMPI:-0}" != 1 ]]; then
   # so that the simulated-cluster path keeps building and giving correct results.
   echo "== SimGrid SMPI build and smoke test"
   smpi_start=$SECONDS
-  bash sim/smoke.sh build-smpi
+  PAPCOLL_SMPI_BUILD_TYPE=Debug bash sim/smoke.sh build-smpi-debug
   echo "== SimGrid SMPI stage: $((SECONDS - smpi_start)) s"
 fi

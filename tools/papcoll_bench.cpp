@@ -750,6 +750,9 @@ int main(int argc, char** argv) {
           papcoll_options popt;
           papcoll_options_init(&popt);
           popt.blocks = opt.blocks;
+          popt.alpha = opt.alpha;
+          popt.beta = opt.beta;
+          popt.gamma = opt.gamma;
           popt.algorithm = alg.c_str();
           popt.model_file = opt.model_path.empty() ? nullptr : opt.model_path.c_str();
           if (pat == PatMode::oracle) {

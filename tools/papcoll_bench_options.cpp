@@ -32,6 +32,8 @@ const char* const kUsage =
     "                          or :measure with a trivial CPU benchmark per rank, as in\n"
     "                          Dichev et al.); ratio:R geometric, largest/smallest = R\n"
     "                          (default equal)\n"
+    "  --alpha S, --beta S/B, --gamma S/B  papcoll_options' Hockney parameters (message latency,\n"
+    "                          time per byte sent, per byte reduced; 0 = papcoll's defaults)\n"
     "  --model FILE            link model file for the model-based scatterv/gatherv trees\n"
     "                          (papcoll_options.model_file; default: papcoll's alpha, beta)\n"
     "  --dtype float|double|int|long   element type (default float); the op is MPI_SUM\n"
@@ -213,7 +215,7 @@ ParseResult parse_bench_options(int argc, const char* const* argv, BenchOptions&
   static const char* const kWithValue[] = {
       "--op", "--algo", "--size", "--dtype", "--iters", "--warmup", "--mode", "--max-delay",
       "--compute-ms", "--pat", "--blocks", "--seed", "--json", "--predictor", "--window",
-      "--ema-alpha", "--warmup-messages", "--shape", "--counts-dist", "--model"};
+      "--ema-alpha", "--warmup-messages", "--shape", "--counts-dist", "--model", "--alpha", "--beta", "--gamma"};
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
     if (flag == "--help" || flag == "-h") return ParseResult{ParseResult::help, ""};
@@ -298,6 +300,12 @@ ParseResult parse_bench_options(int argc, const char* const* argv, BenchOptions&
         out.counts_dist = CountsDist::ratio;
         out.counts_ratio = r;
       } else return fail(bad);
+    } else if (flag == "--alpha" || flag == "--beta" || flag == "--gamma") {
+      char* end = nullptr;
+      const double v = std::strtod(value.c_str(), &end);
+      if (value.empty() || end == nullptr || *end != '\0' || !(v >= 0) || !std::isfinite(v))
+        return fail(flag + ": '" + value + "' is not a number >= 0");
+      (flag == "--alpha" ? out.alpha : flag == "--beta" ? out.beta : out.gamma) = v;
     } else if (flag == "--model") {
       if (value.empty()) return fail("--model needs a file name");
       out.model_path = value;

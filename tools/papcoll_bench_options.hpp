@@ -51,6 +51,7 @@ struct BenchOptions {
   int warmup_messages = 1; // monitor: warm-up messages per ring neighbour after the exchange
   bool oracle_with_monitor = false;  // oracle runs also run the edge monitor (its pattern unused)
   int blocks = 0;  // 0: algorithm default
+  double alpha = 0, beta = 0, gamma = 0;  // --alpha/--beta/--gamma: papcoll_options' Hockney parameters (0: papcoll's defaults)
   std::uint64_t seed = 1;
   std::string json_path;  // empty: no JSON
   bool quiet = false;

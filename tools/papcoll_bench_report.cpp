@@ -171,7 +171,7 @@ void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigR
   w.field("predictor", predictor_name(o.predictor)).field("window", o.window)
       .field("ema_alpha", o.ema_alpha).field("warmup_messages", o.warmup_messages)
       .field("oracle_with_monitor", o.oracle_with_monitor)
-      .field("blocks", o.blocks).field("seed", static_cast<std::uint64_t>(o.seed))
+      .field("blocks", o.blocks).field("alpha", o.alpha).field("beta", o.beta).field("gamma", o.gamma).field("seed", static_cast<std::uint64_t>(o.seed))
       .field("iters", o.iters).field("warmup", o.warmup).field("interleaved", true)
       .field("mpi_library", info.mpi_library).field("mpi_thread_level", info.thread_level)
       .field("wall_s", info.wall_s);

@@ -56,8 +56,11 @@ class SegtreeRun {
         col_(static_cast<size_t>(W_)),
         active_(clk_, in.p) {
     // Listing 8 line 1: every segment in state P (bits past N stay 0 and are never found).
-    for (int c = 0; c < P_; ++c)
-      for (int s = 0; s < N_; ++s) set_bit(column(c), s);
+    for (int c = 0; c < P_; ++c) {
+      uint64_t* x = column(c);
+      for (int w = 0; w < N_ / 64; ++w) x[w] = ~uint64_t{0};
+      if (N_ % 64) x[N_ / 64] = (uint64_t{1} << (N_ % 64)) - 1;
+    }
   }
 
   Result run() {
