@@ -13,8 +13,8 @@
 // communicating it goes to the communicator's error handler (MPI_ERR_ARG, or MPI_ERR_OTHER) with
 // papcoll's message on stderr.
 //
-// Arrival history: allreduce and reduce calls whose algorithm reads arrival times ("auto", prr,
-// slt, clairvoyant) get a history-mode progress monitor per communicator (created at the first
+// Arrival history: allreduce and reduce calls whose algorithm reads arrival times ("auto", or
+// AlgorithmInfo::uses_arrivals: prr, slt, clairvoyant) get a history-mode progress monitor per communicator (created at the first
 // such call, freed with the communicator or at MPI_Finalize), so "auto" can tell balanced from
 // imbalanced patterns in a program that never calls the monitor (docs/intercept.md).
 //
@@ -31,6 +31,7 @@
 #include "api/error.hpp"
 #include "intercept/intercept_config.hpp"
 #include "intercept/intercept_stats.hpp"
+#include "schedule/registry.hpp"
 #include "papcoll/papcoll.h"
 
 namespace papcoll::intercept {
@@ -137,7 +138,11 @@ papcoll_monitor history_monitor(const CallInfo& info, const std::string& algorit
   if (!cfg.history || info.agreed_bytes < 0 ||
       info.agreed_bytes < static_cast<double>(cfg.history_min_bytes) || info.agreed_bytes == 0)
     return nullptr;
-  if (!is_one_of(algorithm, {"auto", "prr", "slt", "clairvoyant"})) return nullptr;
+  if (algorithm != "auto") {  // else only the algorithms that read arrival times (registry)
+    const Collective c = info.op == Operation::reduce ? Collective::reduce : Collective::allreduce;
+    const AlgorithmInfo* a = find_algorithm(c, algorithm);
+    if (a == nullptr || !a->uses_arrivals) return nullptr;
+  }
   int size = 1, inter = 0;
   if (PMPI_Comm_test_inter(info.comm, &inter) != MPI_SUCCESS || inter) return nullptr;
   if (PMPI_Comm_size(info.comm, &size) != MPI_SUCCESS || size < 2) return nullptr;
