@@ -39,17 +39,29 @@ std::string algorithm_names(Collective c, const char* sep) {
 
 namespace {
 
-// Predicted mean elapsed time of `algo` for `in` (prepared), or +inf when it cannot be built.
-double predicted_elapsed(const AlgorithmInfo& algo, GeneratorInput in, const PrepareInput& prepare,
-                         bool with_arrivals) {
-  if (!with_arrivals) in.arrivals.clear();
+// Predicted mean elapsed times of `algo` for `in` (prepared): balanced (no arrivals) and with
+// the call's arrivals, from one generated schedule when the algorithm ignores arrivals; +inf
+// when it cannot be built.
+struct Predicted {
+  double balanced, with_arrivals;
+};
+Predicted predicted_elapsed(const AlgorithmInfo& algo, GeneratorInput in,
+                            const PrepareInput& prepare) {
+  const double inf = std::numeric_limits<double>::infinity();
   const std::vector<double> arrivals = in.arrivals;  // prepare drops them for balanced algorithms
-  prepare(algo, &in);
+  const auto bytes = static_cast<int64_t>(in.bytes);
   try {
+    if (algo.uses_arrivals) {
+      prepare(algo, &in);
+      return {inf, evaluate_cost(algo.generate(in), arrivals, in.cost, bytes).mean_elapsed};
+    }
+    in.arrivals.clear();
+    prepare(algo, &in);
     const Schedule s = algo.generate(in);
-    return evaluate_cost(s, arrivals, in.cost, static_cast<int64_t>(in.bytes)).mean_elapsed;
+    return {evaluate_cost(s, {}, in.cost, bytes).mean_elapsed,
+            evaluate_cost(s, arrivals, in.cost, bytes).mean_elapsed};
   } catch (const std::exception&) {
-    return std::numeric_limits<double>::infinity();
+    return {inf, inf};
   }
 }
 
@@ -68,8 +80,9 @@ AutoVerdict choose_for_arrivals(Collective c, const std::vector<const char*>& aw
   for (const char* name : balanced) {
     const AlgorithmInfo* a = find_algorithm(c, name);
     if (a == nullptr) continue;
-    v.balanced_time = std::min(v.balanced_time, predicted_elapsed(*a, base, prepare, false));
-    v.native_elapsed = std::min(v.native_elapsed, predicted_elapsed(*a, base, prepare, true));
+    const Predicted t = predicted_elapsed(*a, base, prepare);
+    v.balanced_time = std::min(v.balanced_time, t.balanced);
+    v.native_elapsed = std::min(v.native_elapsed, t.with_arrivals);
   }
   if (base.root >= 0 && base.root < base.p && std::isfinite(v.balanced_time)) {
     // A rooted collective of the MPI library (segmented, eager trees) lets a rank leave once its
@@ -82,7 +95,7 @@ AutoVerdict choose_for_arrivals(Collective c, const std::vector<const char*>& aw
   for (const char* name : aware) {
     const AlgorithmInfo* a = find_algorithm(c, name);
     if (a == nullptr) continue;
-    const double t = predicted_elapsed(*a, base, prepare, true);
+    const double t = predicted_elapsed(*a, base, prepare).with_arrivals;
     if (t < v.aware_elapsed) {
       v.aware_elapsed = t;
       v.best_aware = a;
