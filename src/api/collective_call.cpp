@@ -115,6 +115,7 @@ int CollectiveCall::enter_monitor(MPI_Comm comm, double entry_time) {
 
 int CollectiveCall::open_context(MPI_Comm comm) {
   if (MpiStatus s = comm_context(comm, &ctx_); !s.ok()) return mpi_error(s);
+  cost_.cores_shared = ctx_->cores_shared;
   return PAPCOLL_SUCCESS;
 }
 

@@ -1,5 +1,7 @@
 #include "executor/comm_context.hpp"
 
+#include "executor/core_sharing.hpp"
+
 #include <mutex>
 #include <set>
 #include <utility>
@@ -107,6 +109,7 @@ MpiStatus comm_context(MPI_Comm user_comm, CommContext** out) {
                           "MPI_Comm_set_errhandler");
   if (s.ok()) s = mpi_check(MPI_Comm_rank(ctx->comm, &ctx->rank), "MPI_Comm_rank");
   if (s.ok()) s = mpi_check(MPI_Comm_size(ctx->comm, &ctx->size), "MPI_Comm_size");
+  if (s.ok()) s = detect_cores_shared(ctx->comm, &ctx->cores_shared);
   if (s.ok())
     s = mpi_check(MPI_Comm_set_attr(user_comm, kv.context, ctx.get()), "MPI_Comm_set_attr");
   if (!s.ok()) {

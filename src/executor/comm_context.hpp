@@ -36,6 +36,8 @@ struct CommContext {
   MPI_Comm comm = MPI_COMM_NULL;  // private duplicate with MPI_ERRORS_RETURN
   int rank = 0;
   int size = 1;
+  // Ranks outnumber cores on some node (core_sharing.hpp); the same on every rank.
+  bool cores_shared = false;
   ScratchBuffer scratch;
   // Work buffer of ranks that have no receive buffer of their own (the non-roots of a reduce):
   // separate from `scratch`, which the executor uses for incoming blocks during the same run.

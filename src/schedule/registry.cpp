@@ -125,7 +125,7 @@ int default_block_count(const AlgorithmInfo& algo, const GeneratorInput& in) {
 }
 
 int pipeline_blocks(double bytes, int extra_rounds, const CostParams& cost) {
-  if (extra_rounds <= 0 || !(bytes > 0) || !(cost.alpha > 0)) return 1;
+  if (extra_rounds <= 0 || !(bytes > 0) || !(cost.alpha > 0) || cost.cores_shared) return 1;
   const double n = kPipelineBlockFactor * std::sqrt(extra_rounds * cost.beta * bytes / cost.alpha);
   if (!std::isfinite(n)) return 1;
   return static_cast<int>(std::clamp(std::llround(n), 1LL, 1LL << 20));

@@ -19,6 +19,9 @@ struct CostParams {
   double alpha = 5e-6;
   double beta = 1e-9;
   double gamma = 2.5e-10;
+  // Ranks outnumber cores on some node (executor/core_sharing.hpp): transfers queue for the CPUs
+  // instead of running in parallel, so pipelining cannot pay (pipeline_blocks).
+  bool cores_shared = false;
 };
 
 // Everything a generator may depend on. Generators are pure functions of this struct: the same
@@ -71,9 +74,12 @@ int default_block_count(const AlgorithmInfo& algo, const GeneratorInput& in);
 // Blocks minimising (n - 1 + extra_rounds) * (alpha + beta * bytes / n), the time of a pipeline
 // of n blocks that needs extra_rounds rounds beyond one per block (Traff 2023, Sect. 3: block size
 // proportional to sqrt(bytes / log p) for the circulant broadcast): n = sqrt(extra_rounds *
-// beta * bytes / alpha), rounded, at least 1, times kPipelineBlockFactor (measured,
-// docs/circulant.md).
+// beta * bytes / alpha) times kPipelineBlockFactor, rounded, at least 1. One block when
+// cost.cores_shared: the transfers then queue for the same CPUs, so the total copying is the same
+// for every n and each extra round only adds scheduler switches (measured, docs/circulant.md).
 int pipeline_blocks(double bytes, int extra_rounds, const CostParams& cost);
+// Below the optimum: every round also costs papcoll's own bookkeeping (for the all-gatherv a
+// datatype over one range per origin), which alpha does not include (docs/circulant.md).
 inline constexpr double kPipelineBlockFactor = 0.07;
 
 std::span<const AlgorithmInfo> all_algorithms();

@@ -4,6 +4,8 @@
 // make circulant interesting (n - 1 + q rounds, one block per message, any root).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -131,6 +133,25 @@ TEST(BcastBaselines, RoundCounts) {
 TEST(BcastBaselines, DefaultRootIsZero) {
   EXPECT_EQ(gen("circulant", 5, 3, -1).root, 0);
   EXPECT_TRUE(verify_schedule(gen("circulant", 5, 3, -1)).ok);
+}
+
+// The block-count rule (registry.hpp): the Hockney optimum sqrt(extra * beta * m / alpha) times
+// kPipelineBlockFactor, growing with the message, and one block when ranks share cores.
+TEST(PipelineBlocks, HockneyOptimumAndSharedCores) {
+  CostParams c;
+  c.alpha = 1e-6;
+  c.beta = 1e-9;
+  const double m = 4.0 * (1 << 20);
+  const int n = pipeline_blocks(m, 3, c);
+  EXPECT_EQ(n, std::max(1, static_cast<int>(std::llround(
+                               kPipelineBlockFactor * std::sqrt(3 * c.beta * m / c.alpha)))));
+  EXPECT_GT(n, 1);
+  EXPECT_LE(pipeline_blocks(m / 16, 3, c), n);
+  EXPECT_EQ(pipeline_blocks(m, 0, c), 1);  // nothing to pipeline over
+  EXPECT_EQ(pipeline_blocks(0, 3, c), 1);
+  c.cores_shared = true;
+  EXPECT_EQ(pipeline_blocks(m, 3, c), 1);
+  EXPECT_EQ(pipeline_blocks(m * 1024, 30, c), 1);
 }
 
 }  // namespace

@@ -63,6 +63,11 @@ struct Columns {
     }
   }
 
+  // out = 0.
+  static void zero(uint64_t* out, int stride) {
+    std::memset(out, 0, static_cast<size_t>(words(stride)) * sizeof(uint64_t));
+  }
+
   // out = a | b.
   static void or2(uint64_t* out, const uint64_t* a, const uint64_t* b, int stride) {
     if constexpr (NV == 0) {
