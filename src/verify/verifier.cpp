@@ -59,7 +59,7 @@ void initial_state(const Schedule& s, std::vector<std::vector<Contrib>>& st) {
         case Collective::gatherv:
           // blocks of origin o are [o*B/p, (o+1)*B/p) for allgatherv; block r for gatherv.
           if (s.collective == Collective::gatherv ? b == r
-                                                  : b * s.p / s.blocks == r)
+                                                  : static_cast<int64_t>(b) * s.p / s.blocks == r)
             st[r][b].add(r);
           break;
       }
