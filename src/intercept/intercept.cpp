@@ -58,12 +58,6 @@ double bytes_of(long long count, MPI_Datatype type) {
   return static_cast<double>(count) * size;
 }
 
-bool is_one_of(const std::string& name, std::initializer_list<const char*> names) {
-  for (const char* n : names)
-    if (name == n) return true;
-  return false;
-}
-
 // What the interposition library keeps per communicator, as an attribute (so a freed
 // communicator's handle, reused by MPI for a new one, never finds the old state): the
 // history-mode monitor and whether the root's link model failed on it.
@@ -133,6 +127,13 @@ struct CallInfo {
 // The history monitor for an allreduce/reduce call, or nullptr. Every input of the decision
 // (environment, algorithm, agreed bytes, communicator size) is the same on every rank, and the
 // monitor is created collectively inside a call every rank makes.
+bool reads_link_model(Operation op, const std::string& algorithm) {
+  if (algorithm == "auto") return true;
+  const AlgorithmInfo* a = find_algorithm(
+      op == Operation::scatterv ? Collective::scatterv : Collective::gatherv, algorithm);
+  return a != nullptr && a->uses_link_model;
+}
+
 papcoll_monitor history_monitor(const CallInfo& info, const std::string& algorithm) {
   const Config& cfg = config();
   if (!cfg.history || info.agreed_bytes < 0 ||
@@ -193,11 +194,10 @@ int dispatch(const CallInfo& info, RunPapcoll run_papcoll, RunNative run_native)
   papcoll_options_init(&opt);
   opt.algorithm = choice.algorithm.c_str();
   const bool sg = op == Operation::scatterv || op == Operation::gatherv;
-  // The link model goes to the scatterv/gatherv trees that read it; only the root's counts.
+  // The link model goes to the scatterv/gatherv trees that read it (the registry's
+  // uses_link_model, and auto, which compares them); only the root's counts.
   CommState* model_state = nullptr;
-  if (sg && !config().model_file.empty() &&
-      is_one_of(choice.algorithm,
-                {"auto", "binomial-minfirst", "binomial-maxfirst", "traff-model"})) {
+  if (sg && !config().model_file.empty() && reads_link_model(op, choice.algorithm)) {
     model_state = comm_state(comm);
     if (model_state != nullptr && model_state->model_unusable) {
       const int rc = run_native();

@@ -89,16 +89,19 @@ const AlgorithmInfo kAlgorithms[] = {
     {"binomial-minfirst", Collective::scatterv,
      sg_generator<Collective::scatterv, SgTreeKind::binomial_minfirst>, blocks_p, false, false,
      "binomial tree, each node the free rank with the smallest predicted t(parent, i, m_i) "
-     "(Dichev et al. 2010)"},
+     "(Dichev et al. 2010)",
+     nullptr, true},
     {"binomial-maxfirst", Collective::scatterv,
      sg_generator<Collective::scatterv, SgTreeKind::binomial_maxfirst>, blocks_p, false, false,
      "binomial tree, each node the free rank with the largest predicted t(parent, i, m_i) "
-     "(Dichev et al. 2010)"},
+     "(Dichev et al. 2010)",
+     nullptr, true},
     {"traff", Collective::scatterv, sg_generator<Collective::scatterv, SgTreeKind::traff>,
      blocks_p, false, false, "Traff's irregular tree from the portion sizes (Traff 2004)"},
     {"traff-model", Collective::scatterv,
      sg_generator<Collective::scatterv, SgTreeKind::traff_model>, blocks_p, false, false,
-     "Traff's tree rebuilt on predicted link times (Dichev et al. 2010)"},
+     "Traff's tree rebuilt on predicted link times (Dichev et al. 2010)",
+     nullptr, true},
     {"linear", Collective::gatherv, sg_generator<Collective::gatherv, SgTreeKind::linear>,
      blocks_p, false, false, "flat: every portion goes directly to the root, in rank order"},
     {"binomial", Collective::gatherv, sg_generator<Collective::gatherv, SgTreeKind::binomial>,
@@ -106,16 +109,19 @@ const AlgorithmInfo kAlgorithms[] = {
     {"binomial-minfirst", Collective::gatherv,
      sg_generator<Collective::gatherv, SgTreeKind::binomial_minfirst>, blocks_p, false, false,
      "binomial tree, each node the free rank with the smallest predicted t(i, parent, m_i) "
-     "(Dichev et al. 2010)"},
+     "(Dichev et al. 2010)",
+     nullptr, true},
     {"binomial-maxfirst", Collective::gatherv,
      sg_generator<Collective::gatherv, SgTreeKind::binomial_maxfirst>, blocks_p, false, false,
      "binomial tree, each node the free rank with the largest predicted t(i, parent, m_i) "
-     "(Dichev et al. 2010)"},
+     "(Dichev et al. 2010)",
+     nullptr, true},
     {"traff", Collective::gatherv, sg_generator<Collective::gatherv, SgTreeKind::traff>,
      blocks_p, false, false, "Traff's irregular tree from the portion sizes (Traff 2004)"},
     {"traff-model", Collective::gatherv,
      sg_generator<Collective::gatherv, SgTreeKind::traff_model>, blocks_p, false, false,
-     "Traff's tree rebuilt on predicted link times (Dichev et al. 2010)"},
+     "Traff's tree rebuilt on predicted link times (Dichev et al. 2010)",
+     nullptr, true},
 };
 
 }  // namespace

@@ -65,6 +65,9 @@ struct AlgorithmInfo {
   // Block count when it should follow the message size (pipelined broadcasts): the schedule's
   // `blocks` for in.p, in.bytes and in.cost. Null: default_blocks(p).
   int (*sized_blocks)(const GeneratorInput& in) = nullptr;
+  // Reads the per-pair link model (GeneratorInput::link_model, from options.model_file): the
+  // scatterv/gatherv trees built on predicted link times. The others ignore a model file.
+  bool uses_link_model = false;
 };
 
 // The block count a call uses when the caller names none: algo.sized_blocks(in) or

@@ -152,6 +152,29 @@ TEST(ScatterGatherTrees, SameInputSameScheduleAndRegistryRows) {
   }
 }
 
+// AlgorithmInfo::uses_link_model (which the interposition library follows when it passes
+// PAPCOLL_MODEL on) is set exactly for the trees whose schedule depends on the link model.
+TEST(ScatterGatherTrees, RegistryMarksExactlyTheTreesThatReadTheModel) {
+  std::mt19937_64 rng(12);
+  for (Collective c : kBoth)
+    for (SgTreeKind k : kSgTreeKinds) {
+      const AlgorithmInfo* info = find_algorithm(c, sg_tree_name(k));
+      ASSERT_NE(info, nullptr);
+      bool differs = false;
+      for (int trial = 0; trial < 40 && !differs; ++trial) {
+        GeneratorInput a = random_input(rng, 17);
+        GeneratorInput b = a;
+        a.link_model = random_model(rng, 17);
+        b.link_model = random_model(rng, 17);
+        std::ostringstream ja, jb;
+        write_schedule_json(ja, info->generate(a));
+        write_schedule_json(jb, info->generate(b));
+        differs = ja.str() != jb.str();
+      }
+      EXPECT_EQ(differs, info->uses_link_model) << sg_tree_name(k);
+    }
+}
+
 TEST(ScatterGatherTrees, BadInputIsRefused) {
   GeneratorInput in;
   in.p = 4;
