@@ -243,9 +243,11 @@ TEST(Clairvoyant, SchedulesRenumberRoundsCompactly) {
 
 // Sect. 5.5 promises 5 bits per (process, segment) pair; leaves that are the state columns
 // themselves and a tree over the occupied leaves only need 2 (docs/algorithms.md).
-TEST(Clairvoyant, SegtreeMemoryIsTwoBitsPerPairAt512) {
+// Sect. 5.5 budgets 5 bits per (process, segment) pair; ours: the state, the tree's internal
+// nodes and the holder rows, one bit each.
+TEST(Clairvoyant, SegtreeMemoryIsThreeBitsPerPairAt512) {
   const Result r = run_segtree(random_instance(512, 512, Dist::skewed, 1));
-  EXPECT_LE(r.state_bits / (512.0 * 512.0), 2.01);
+  EXPECT_LE(r.state_bits / (512.0 * 512.0), 3.01);
 }
 
 }  // namespace

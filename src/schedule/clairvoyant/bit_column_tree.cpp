@@ -9,12 +9,13 @@ BitColumnTree::BitColumnTree(int capacity, int bits)
   if (capacity < 1 || bits < 1) throw std::invalid_argument("BitColumnTree: empty");
   int m = 1;
   while (m < capacity) m *= 2;
-  // Nodes 0..m-1 (node 0 unused), the zero column, and seven spare words so that node 0 can start
-  // on a 64-byte boundary.
+  // Nodes 0..m-1 (node 0 unused), the zero column, and spare words so that node 0 can start on a
+  // 128-byte boundary: no column straddles a cache line, and with 8-word columns a node and its
+  // sibling differ in one address bit (bit_columns_avx2.cpp).
   const size_t stride = static_cast<size_t>(stride_);
-  storage_.assign((static_cast<size_t>(m) + 1) * stride + 7, 0);
+  storage_.assign((static_cast<size_t>(m) + 1) * stride + kAlignSpare, 0);
   const uintptr_t addr = reinterpret_cast<uintptr_t>(storage_.data());
-  base_ = storage_.data() + ((64 - addr % 64) % 64) / sizeof(uint64_t);
+  base_ = storage_.data() + ((128 - addr % 128) % 128) / sizeof(uint64_t);
   zero_ = base_ + static_cast<size_t>(m) * stride;
   leaf_.assign(static_cast<size_t>(m), zero_);
   reset(capacity);

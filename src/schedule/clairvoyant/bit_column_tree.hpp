@@ -1,8 +1,11 @@
 // The segment tree of Sect. 5.4 over bit-packed columns: leaf k is one process's column of N
 // state bits (1 = P, 0 = E; Sect. 5.3), every internal node the bitwise OR of its two children, so a
 // node tells which segments some leaf below it holds. Columns are stored as 64-bit words, so an OR of
-// two columns is N/64 word operations, done in 128-bit vectors (the paper's N/SIMD;
-// bit_columns.hpp), and "first set bit" is a count of trailing zeros (Sect. 5.4.2).
+// two columns is N/64 word operations, done in 128-bit vectors, or 256-bit ones on CPUs with AVX2
+// (the paper's N/SIMD; bit_columns.hpp), and "first set bit" is a count of trailing zeros
+// (Sect. 5.4.2). The tree answers which segments some other leaf holds (Listing 3, and the root
+// node); who holds a given segment is answered by holder_rows.hpp instead of a descent (Listings
+// 4 and 5): see there.
 //
 // Layout as in the paper (Sect. 5.4): with m the smallest power of two >= the number of leaves in
 // use, node 1 is the root, node i has children 2i and 2i+1 and parent i/2, and leaf k is node m + k.
@@ -11,7 +14,7 @@
 // pointer to its process's column in the caller's state (the paper's "saved copies" are then the
 // columns themselves), or to an all-zero column for padding and for processes that have sent
 // (clear_leaf_and_update). That halves the tree and keeps the hot data in fewer cache lines.
-// Columns are stride_words(N) words apart from a 64-byte boundary, so none straddles a cache line
+// Columns are stride_words(N) words apart from a 128-byte boundary, so none straddles a cache line
 // ("enforcing data alignment required by used SIMD instruction set").
 // The hot operations are templates on the stride S (bit_columns.hpp; 0 = run-time stride).
 #pragma once
@@ -33,8 +36,8 @@ class BitColumnTree {
   int stride() const { return stride_; }
   int leaves() const { return leaves_; }
   // Bits of the internal nodes allocated for `capacity` leaves and of the zero column (without
-  // the 64-byte alignment slack); the leaves are the caller's.
-  size_t allocated_bits() const { return (storage_.size() - 7) * 64; }
+  // the alignment slack); the leaves are the caller's.
+  size_t allocated_bits() const { return (storage_.size() - kAlignSpare) * 64; }
   const uint64_t* leaf(int k) const { return leaf_[static_cast<size_t>(k)]; }
   const uint64_t* root() const { return child<0>(1); }
 
@@ -99,24 +102,6 @@ class BitColumnTree {
     for (int i = m_ + leaf; i > 1; i >>= 1) sibs[n++] = child<S>(i ^ 1);
     Columns<S>::or_of(out, sibs, n, stride_);
   }
-  // The leftmost leaf other than `leaf` with `bit` set, or -1 (so also bit `bit` of
-  // all_except_one(leaf), without building that column): Listing 4 from the root, and when that
-  // finds `leaf` itself (about once in as many tries as there are holders), Listing 5 to its right.
-  // The descent from the root reads the upper levels, which stay in cache, first.
-  template <int S = 0>
-  int leftmost_other(int leaf, int bit) const {
-    if (!has<S>(1, bit)) return -1;
-    const int first = descend<S>(1, bit);
-    if (first != leaf) return first;
-    for (int i = m_ + leaf; i > 1; i >>= 1)
-      if (!(i & 1) && has<S>(i + 1, bit)) return descend<S>(i + 1, bit);
-    return -1;
-  }
-  // Listing 4: the leftmost leaf with `bit` set, or -1.
-  template <int S = 0>
-  int find_leftmost(int bit) const {
-    return has<S>(1, bit) ? descend<S>(1, bit) : -1;
-  }
 
  private:
   // Internal node i (1 <= i < m).
@@ -133,38 +118,7 @@ class BitColumnTree {
   const uint64_t* child(int i) const {
     return i < m_ ? node<S>(i) : leaf_[static_cast<size_t>(i - m_)];
   }
-  static uint32_t bit_of(const uint64_t* column, int bit) {
-    return static_cast<uint32_t>((column[bit >> 6] >> (bit & 63)) & 1u);
-  }
-  template <int S>
-  uint32_t has(int i, int bit) const {
-    return bit_of(child<S>(i), bit);
-  }
-  // Listing 4's loop below node i, which has the bit: go left whenever the left child has it.
-  // Two levels per step: the left child and both grandchildren that may come next are loaded
-  // together (their addresses are known in advance), which halves the chain of dependent loads.
-  template <int S>
-  int descend(int i, int bit) const {
-    // Three levels per step, without branches on the (random) bits: the left children of the
-    // node's children, grandchildren and great-grandchildren are loaded together (their
-    // addresses are known in advance), so the chain of dependent loads is a third as long.
-    while (8 * i < m_) {  // everything read here is internal
-      const uint32_t a = bit_of(node<S>(2 * i), bit);
-      const uint32_t m2 = bit_of(node<S>(4 * i), bit) | bit_of(node<S>(4 * i + 2), bit) << 1;
-      const uint32_t m4 = bit_of(node<S>(8 * i), bit) | bit_of(node<S>(8 * i + 2), bit) << 1 |
-                          bit_of(node<S>(8 * i + 4), bit) << 2 |
-                          bit_of(node<S>(8 * i + 6), bit) << 3;
-      const uint32_t c = 1u - a;                           // child 2i + c has the bit
-      const uint32_t g = 2 * c + (1u - ((m2 >> c) & 1u));  // grandchild 4i + g
-      const uint32_t h = 2 * g + (1u - ((m4 >> g) & 1u));  // great-grandchild 8i + h
-      i = 8 * i + static_cast<int>(h);
-    }
-    while (i < m_) i = 2 * i + static_cast<int>(1u - has<S>(2 * i, bit));
-    return i - m_;
-  }
-
-
-
+  static constexpr size_t kAlignSpare = 15;  // words, to start node 0 on a 128-byte boundary
   int capacity_ = 1;
   int leaves_ = 1;
   // What the last build() computed: m, leaves, and per level (bottom internal level first) the
@@ -175,7 +129,7 @@ class BitColumnTree {
   int m_ = 1;       // leaves rounded up to a power of two
   int stride_ = 1;  // stride_words(N)
   std::vector<uint64_t> storage_;       // internal nodes of the largest tree, then the zero column
-  uint64_t* base_ = nullptr;            // node 0 (unused), 64-byte aligned
+  uint64_t* base_ = nullptr;            // node 0 (unused), 128-byte aligned
   const uint64_t* zero_ = nullptr;      // an all-zero column
   std::vector<const uint64_t*> leaf_;   // the leaves' columns
 };

@@ -13,8 +13,11 @@
 //    instead of 4P - 1. Same peers, same segments.
 //  * Peer search (Listing 7): the first segment of (OR of all other leaves (Listing 3)) AND the
 //    receiver's own column (not for the sink, which takes any segment but its P' one), then the
-//    leftmost other leaf holding it (Listings 4, 5) = peer. Candidates are tried one bit at a time
-//    along the leaf's path before the whole OR column is built (find_segment).
+//    first other member of G, in G order, that holds it and has not sent = peer. The candidates
+//    are the root node's bits AND the own column, tried one at a time; after a few without
+//    another holder the whole OR column is built (find_segment). The peer comes from a transposed
+//    copy of the state (holder_rows.hpp: one AND and one count-trailing-zeros) instead of the
+//    tree descents of Listings 4 and 5, which took a third of the time at P = N = 512.
 //  * Updates (5.4.4): a sender's leaf is zeroed with one path update; the receiver's P' bit is
 //    cleared bit-wise; at the start of a round every leaf is set and all internal nodes are
 //    rebuilt once, bottom-up (batch rebuild of the re-enabled columns).
@@ -31,6 +34,7 @@
 #include "schedule/clairvoyant/bit_column_tree.hpp"
 #include "schedule/clairvoyant/clairvoyant.hpp"
 #include "schedule/clairvoyant/clock.hpp"
+#include "schedule/clairvoyant/holder_rows.hpp"
 
 namespace papcoll::clairvoyant {
 namespace {
@@ -52,8 +56,8 @@ class SegtreeRun {
         pprime_(static_cast<size_t>(in.p), -1),
         held_(static_cast<size_t>(in.p), in.segments),
         leaf_(static_cast<size_t>(in.p), -1),
-        proc_of_leaf_(static_cast<size_t>(in.p)),
         col_(static_cast<size_t>(W_)),
+        rows_(clk_, in.p, in.segments),
         active_(clk_, in.p) {
     // Listing 8 line 1: every segment in state P (bits past N stay 0 and are never found).
     for (int c = 0; c < P_; ++c) {
@@ -65,7 +69,8 @@ class SegtreeRun {
 
   Result run() {
     Result res;
-    res.state_bits = static_cast<double>(tree_.allocated_bits() + state_.size() * 64);
+    res.state_bits = static_cast<double>(tree_.allocated_bits() + state_.size() * 64 +
+                                         rows_.allocated_bits());
     // Every process but the root sends each segment at least once: about P*N transfers.
     res.transfers.reserve(static_cast<size_t>(P_) * static_cast<size_t>(N_) + 16);
     int done = 0;
@@ -76,6 +81,7 @@ class SegtreeRun {
       for (int c : active_.members())
         if (pprime_[c] >= 0) {
           set_bit(column(c), pprime_[c]);
+          rows_.set(pprime_[c], c);
           pprime_[c] = -1;
         }
       // Line 10, and line 6: stop when every process but one (the root) is done.
@@ -94,10 +100,10 @@ class SegtreeRun {
       tree_.reset(static_cast<int>(G.size()));
       for (size_t j = 0; j < G.size(); ++j) {
         leaf_[G[j]] = static_cast<int>(j);
-        proc_of_leaf_[j] = G[j];
         tree_.set_leaf(static_cast<int>(j), column(G[j]));
       }
       tree_.template build<S>();
+      rows_.start_round(G);
       ++res.busy_rounds;
       res.searches += static_cast<int64_t>(G.size());
 
@@ -136,12 +142,14 @@ class SegtreeRun {
     // FIND-PEER-SEGMENT: the first bit of all-except-one AND the own column. FIND-PEER-ROOT-SEGMENT
     // (the sink): the first bit of all-except-one without its P' segment (never set for the first
     // receiver of a round). Usually the first candidate (a bit of the root node, AND own) is held
-    // by another leaf too, so candidates are tested a bit at a time along the path; after a few
-    // misses the whole all-except-one column is built (Listing 3) and searched instead.
-    int peer_leaf = -1;
-    const int seg = find_segment(p, lp, own, sink, &peer_leaf);
+    // by another member too, so candidates are tested one at a time against the rows; after a
+    // few misses the whole all-except-one column is built (Listing 3) and searched instead.
+    const uint64_t hidden = rows_.hide(p);
+    int z = -1;
+    const int seg = find_segment(p, lp, own, sink, &z);
+    rows_.unhide(p, hidden);
     if (seg < 0) return;
-    const int z = proc_of_leaf_[peer_leaf];
+    if (z < 0) throw std::logic_error("clairvoyant(segtree): a segment without a peer");
 
     const bool copy = !test_bit(own, seg);
     res.transfers.push_back({round, z, p, seg, copy});
@@ -149,15 +157,18 @@ class SegtreeRun {
     if (copy) ++held_[p];
     // The peer has sent: out of the tree for this round. The receiver's ancestors lose the bit
     // where nothing else below them has it.
-    tree_.template clear_leaf_and_update<S>(peer_leaf);
+    tree_.template clear_leaf_and_update<S>(leaf_[z]);
+    rows_.sent(z);
     clear_bit(column(z), seg);  // M(peer, seg) = E
     clear_bit(own, seg);        // M(p, seg) = P', kept as E plus pprime
+    rows_.clear(seg, z);
+    rows_.clear(seg, p);
     pprime_[p] = seg;
     tree_.template clear_bit<S>(lp, seg);
   }
 
-  // The segment and the peer's leaf for receiver p at leaf lp, or -1.
-  int find_segment(int p, int lp, const uint64_t* own, bool sink, int* peer_leaf) {
+  // The segment and the peer for receiver p at leaf lp, or -1.
+  int find_segment(int p, int lp, const uint64_t* own, bool sink, int* peer) {
     const uint64_t* top = tree_.root();
     const int skip = sink ? pprime_[p] : -1;
     int misses = 0;
@@ -167,18 +178,18 @@ class SegtreeRun {
         const int s = w * 64 + __builtin_ctzll(x);
         x &= x - 1;
         if (s == skip) continue;
-        if ((*peer_leaf = tree_.template leftmost_other<S>(lp, s)) >= 0) return s;
-        if (++misses == kLazyMisses) return find_segment_by_column(p, lp, own, sink, peer_leaf);
+        if ((*peer = rows_.holder(s)) >= 0) return s;
+        if (++misses == kLazyMisses) return find_segment_by_column(p, lp, own, sink, peer);
       }
     }
     return -1;
   }
-  int find_segment_by_column(int p, int lp, const uint64_t* own, bool sink, int* peer_leaf) {
+  int find_segment_by_column(int p, int lp, const uint64_t* own, bool sink, int* peer) {
     uint64_t* col = col_.data();
     tree_.template all_except_one<S>(lp, col);
     if (sink && pprime_[p] >= 0) clear_bit(col, pprime_[p]);
     const int seg = Col::first_common(col, sink ? nullptr : own, W_);
-    if (seg >= 0) *peer_leaf = tree_.template leftmost_other<S>(lp, seg);
+    if (seg >= 0) *peer = rows_.holder(seg);
     return seg;
   }
   static constexpr int kLazyMisses = 4;
@@ -190,9 +201,9 @@ class SegtreeRun {
   std::vector<uint64_t> state_;  // the real columns ("saved copies" of Sect. 5.4.4)
   std::vector<int> pprime_;
   std::vector<int> held_;  // segments in state A/P or P' per process: 0 = done (line 10's test)
-  std::vector<int> leaf_;          // current leaf of each process
-  std::vector<int> proc_of_leaf_;  // leaf -> process
+  std::vector<int> leaf_;  // current leaf of each process
   std::vector<uint64_t> col_;
+  HolderRows rows_;  // the peer query, by segment (holder_rows.hpp)
   ActiveSet active_;
 };
 
