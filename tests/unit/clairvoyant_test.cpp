@@ -34,9 +34,9 @@ constexpr int kScale = 1;
     for (double x : in.arrivals) o << ' ' << x;
     return o.str();
   };
-  if (a.transfers != b.transfers)
+  if (!a.same_transfers(b))
     return ::testing::AssertionFailure() << "linear and pairing differ: " << describe();
-  if (a.transfers != c.transfers)
+  if (!a.same_transfers(c))
     return ::testing::AssertionFailure() << "linear and segtree differ: " << describe();
   if (a.rounds != c.rounds || a.busy_rounds != c.busy_rounds || a.searches != c.searches)
     return ::testing::AssertionFailure() << "round counts differ: " << describe();
@@ -95,15 +95,21 @@ TEST(Clairvoyant, PaperSection42Example) {
   in.round_time = 1;
   const Result r = run_segtree(in);
   ASSERT_GE(r.transfers.size(), 4u);
-  EXPECT_EQ(r.transfers[0], (Transfer{0, 1, 0, 0, false}));  // p1 -> p0, segment 0
-  EXPECT_EQ(r.transfers[1], (Transfer{0, 0, 1, 1, false}));  // p0 -> p1, segment 1
-  EXPECT_EQ(r.transfers[2], (Transfer{1, 2, 0, 0, false}));  // p2 -> p0, segment 0
-  EXPECT_EQ(r.transfers[3], (Transfer{1, 3, 1, 1, false}));  // p3 -> p1, segment 1
-  for (const Transfer& t : r.transfers)
-    if (t.round == 1) {
+  EXPECT_EQ(r.transfers[0], (Transfer{1, 0, 0, false}));  // round 0: p1 -> p0, segment 0
+  EXPECT_EQ(r.transfers[1], (Transfer{0, 1, 1, false}));  // round 0: p0 -> p1, segment 1
+  EXPECT_EQ(r.transfers[2], (Transfer{2, 0, 0, false}));  // round 1: p2 -> p0, segment 0
+  EXPECT_EQ(r.transfers[3], (Transfer{3, 1, 1, false}));  // round 1: p3 -> p1, segment 1
+  EXPECT_EQ(r.round_of(0), 0);
+  EXPECT_EQ(r.round_of(1), 0);
+  EXPECT_EQ(r.round_of(2), 1);
+  EXPECT_EQ(r.round_of(3), 1);
+  for (size_t i = 0; i < r.transfers.size(); ++i) {
+    const Transfer& t = r.transfers[i];
+    if (r.round_of(i) == 1) {
       EXPECT_FALSE(t.from == 1 && t.segment == 1);
       EXPECT_FALSE(t.from == 0 && t.segment == 0);
     }
+  }
   EXPECT_TRUE(all_agree_and_verify(in));
 }
 

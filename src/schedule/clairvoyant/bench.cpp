@@ -88,7 +88,7 @@ BenchResult bench(const std::vector<int>& ps, int segments_fixed, const std::vec
           transfers[i] += static_cast<double>(res[i].transfers.size());
         }
         for (size_t i = 1; i < k; ++i)
-          if (out.identical && res[i].transfers != res[0].transfers) {
+          if (out.identical && !res[i].same_transfers(res[0])) {
             out.identical = false;
             std::ostringstream m;
             m << impl_name(impls[i]) << " differs from " << impl_name(impls[0]) << " at p=" << p

@@ -2,6 +2,8 @@
 // registry generator.
 #include "schedule/clairvoyant/clairvoyant.hpp"
 
+#include <algorithm>
+#include <iterator>
 #include <stdexcept>
 
 #include "schedule/reduce_generators.hpp"
@@ -51,25 +53,36 @@ Schedule to_schedule(const Instance& in, const Result& r) {
   s.blocks = in.segments;
   s.ranks.resize(static_cast<size_t>(in.p));
   for (int q = 0; q < in.p; ++q) s.ranks[q].rank = q;
-  // Transfers come in ascending round order, so each rank's steps are appended in order.
+  // Rounds come in ascending order, so each rank's steps are appended in order.
   int compact = -1;
-  int64_t last = -1;
   auto step_of = [&](int rank) -> Step& {
     std::vector<Step>& steps = s.ranks[rank].steps;
     if (steps.empty() || steps.back().round != compact) steps.push_back(Step{compact, {}});
     return steps.back();
   };
-  for (const Transfer& t : r.transfers) {
-    if (t.round != last) {
-      if (t.round < last) throw std::logic_error("clairvoyant: transfers out of round order");
-      last = t.round;
-      ++compact;
+  for (size_t k = 0; k < r.round_starts.size(); ++k) {
+    if (k > 0 && r.round_starts[k].round <= r.round_starts[k - 1].round)
+      throw std::logic_error("clairvoyant: transfers out of round order");
+    ++compact;
+    const size_t end = k + 1 < r.round_starts.size() ? r.round_starts[k + 1].first
+                                                     : r.transfers.size();
+    for (size_t i = r.round_starts[k].first; i < end; ++i) {
+      const Transfer& t = r.transfers[i];
+      const int seg = static_cast<int>(t.segment);
+      step_of(t.from).ops.push_back(Op{OpKind::send, t.to, {seg}, Combine::none});
+      step_of(t.to).ops.push_back(
+          Op{OpKind::recv, t.from, {seg}, t.copy ? Combine::copy : Combine::reduce});
     }
-    step_of(t.from).ops.push_back(Op{OpKind::send, t.to, {t.segment}, Combine::none});
-    step_of(t.to).ops.push_back(
-        Op{OpKind::recv, t.from, {t.segment}, t.copy ? Combine::copy : Combine::reduce});
   }
   return s;
+}
+
+int64_t Result::round_of(size_t transfer) const {
+  if (transfer >= transfers.size()) throw std::out_of_range("clairvoyant: no such transfer");
+  const auto it = std::upper_bound(
+      round_starts.begin(), round_starts.end(), transfer,
+      [](size_t i, const RoundStart& s) { return i < s.first; });
+  return std::prev(it)->round;
 }
 
 Instance instance_of(const GeneratorInput& in) {

@@ -49,19 +49,40 @@ struct Instance {
   double round_time = 1;         // d > 0
 };
 
+// 12 bytes: about P*N of them are written per run (6 MB at P = N = 512), and writing (and
+// first touching) that memory was a fifth of segtree's time. The round is kept per round, not per
+// transfer (Result::round_starts).
 struct Transfer {
-  int64_t round = 0;  // the algorithm's round number, idle rounds included
-  int from = 0;       // the peer z that sends
-  int to = 0;         // the receiver i
-  int segment = 0;
-  bool copy = false;  // receiver held the segment in state E: overwrite, do not reduce
+  int from = 0;              // the peer z that sends
+  int to = 0;                // the receiver i
+  uint32_t segment : 31 = 0;
+  uint32_t copy : 1 = 0;     // receiver held the segment in state E: overwrite, do not reduce
   bool operator==(const Transfer&) const = default;
+};
+static_assert(sizeof(Transfer) == 12);
+
+// Transfers from index `first` on (up to the next RoundStart) happen in round `round`.
+struct RoundStart {
+  int64_t round = 0;  // the algorithm's round number, idle rounds included
+  size_t first = 0;
+  bool operator==(const RoundStart&) const = default;
 };
 
 struct Result {
   // Every transfer in generation order: ascending round, then the round's receiver order. Rank r's
   // input queue I(r) is the sublist with to == r, its output queue O(r) the one with from == r.
   std::vector<Transfer> transfers;
+  std::vector<RoundStart> round_starts;  // ascending rounds, one per round with a transfer
+  void add(int64_t round, int from, int to, int segment, bool copy) {
+    if (round_starts.empty() || round_starts.back().round != round)
+      round_starts.push_back({round, transfers.size()});
+    transfers.push_back({from, to, static_cast<uint32_t>(segment), copy});
+  }
+  int64_t round_of(size_t transfer) const;  // the round of transfers[transfer]
+  // The same transfers in the same rounds.
+  bool same_transfers(const Result& o) const {
+    return transfers == o.transfers && round_starts == o.round_starts;
+  }
   int64_t rounds = 0;        // number of rounds simulated (last round + 1)
   int64_t busy_rounds = 0;   // rounds with at least two processes in G
   int64_t searches = 0;      // peer searches in those rounds (the sum of |G|)

@@ -97,7 +97,7 @@ Result run_linear(const Instance& in) {
         }
       }
       if (z >= 0) {  // lines 32-37
-        res.transfers.push_back({round, z, i, j, Mi[j] == kE});
+        res.add(round, z, i, j, Mi[j] == kE);
         S[z] = 1;
         M[static_cast<size_t>(z) * n + j] = kE;
         Mi[j] = kPp;

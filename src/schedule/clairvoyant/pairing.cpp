@@ -141,7 +141,7 @@ Result run_pairing(const Instance& in) {
         break;
       }
       if (z < 0) continue;
-      res.transfers.push_back({round, z, i, j, Mi[j] == kE});
+      res.add(round, z, i, j, Mi[j] == kE);
       // S(z) = T: z leaves every heap for the rest of the round.
       const uint8_t* Mz = &M[static_cast<size_t>(z) * n];
       for (int x = 0; x < N; ++x)

@@ -152,7 +152,7 @@ class SegtreeRun {
     if (z < 0) throw std::logic_error("clairvoyant(segtree): a segment without a peer");
 
     const bool copy = !test_bit(own, seg);
-    res.transfers.push_back({round, z, p, seg, copy});
+    res.add(round, z, p, seg, copy);
     --held_[z];
     if (copy) ++held_[p];
     // The peer has sent: out of the tree for this round. The receiver's ancestors lose the bit
