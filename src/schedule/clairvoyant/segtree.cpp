@@ -56,6 +56,7 @@ class SegtreeRun {
         pprime_(static_cast<size_t>(in.p), -1),
         held_(static_cast<size_t>(in.p), in.segments),
         leaf_(static_cast<size_t>(in.p), -1),
+        first_word_(static_cast<size_t>(in.p), 0),
         col_(static_cast<size_t>(W_)),
         rows_(clk_, in.p, in.segments),
         active_(clk_, in.p) {
@@ -81,6 +82,7 @@ class SegtreeRun {
       for (int c : active_.members())
         if (pprime_[c] >= 0) {
           set_bit(column(c), pprime_[c]);
+          first_word_[c] = std::min(first_word_[c], pprime_[c] >> 6);
           rows_.set(pprime_[c], c);
           pprime_[c] = -1;
         }
@@ -172,7 +174,13 @@ class SegtreeRun {
     const uint64_t* top = tree_.root();
     const int skip = sink ? pprime_[p] : -1;
     int misses = 0;
-    for (int w = 0; w < nw(); ++w) {
+    int w0 = 0;
+    if (!sink) {
+      w0 = first_word_[p];
+      while (w0 < nw() && !own[w0]) ++w0;
+      first_word_[p] = w0;
+    }
+    for (int w = w0; w < nw(); ++w) {
       uint64_t x = sink ? top[w] : top[w] & own[w];
       while (x) {
         const int s = w * 64 + __builtin_ctzll(x);
@@ -202,6 +210,9 @@ class SegtreeRun {
   std::vector<int> pprime_;
   std::vector<int> held_;  // segments in state A/P or P' per process: 0 = done (line 10's test)
   std::vector<int> leaf_;  // current leaf of each process
+  // Per process, no segment below this word is held: segments are handed on roughly in
+  // ascending order, so the low words of a column empty first and a search starts past them.
+  std::vector<int> first_word_;
   std::vector<uint64_t> col_;
   HolderRows rows_;  // the peer query, by segment (holder_rows.hpp)
   ActiveSet active_;
