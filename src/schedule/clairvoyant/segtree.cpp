@@ -173,6 +173,7 @@ class SegtreeRun {
   int find_segment(int p, int lp, const uint64_t* own, bool sink, int* peer) {
     const uint64_t* top = tree_.root();
     const int skip = sink ? pprime_[p] : -1;
+    if (tree_.leaves() <= 32) return find_segment_by_column(p, lp, own, sink, peer);
     int misses = 0;
     int w0 = 0;
     if (!sink) {
@@ -200,7 +201,7 @@ class SegtreeRun {
     if (seg >= 0) *peer = rows_.holder(seg);
     return seg;
   }
-  static constexpr int kLazyMisses = 4;
+  static constexpr int kLazyMisses = 1;
 
   const Instance& in_;
   const Clock clk_;
