@@ -51,6 +51,8 @@ class HolderRows {
   }
 
   size_t allocated_bits() const { return rows_.size() * 64; }
+  // Process c's position (fractional-arrival order; G order is this order, rotated).
+  int pos(int c) const { return pos_[static_cast<size_t>(c)]; }
 
   // Process c's state for segment s became A/P (set) or E/P' (clear).
   void set(int s, int c) { flip_on(row(s), pos_[c]); }

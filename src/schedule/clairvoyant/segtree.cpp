@@ -122,7 +122,9 @@ class SegtreeRun {
 
  private:
   int nw() const { return S ? S : W_; }
-  uint64_t* column(int c) { return state_.data() + static_cast<size_t>(c) * nw(); }
+  // Columns are stored in position order, which is G order up to a rotation: the receivers of a
+  // round, and mostly the peers too, walk through the state in address order.
+  uint64_t* column(int c) { return state_.data() + static_cast<size_t>(rows_.pos(c)) * nw(); }
   static void set_bit(uint64_t* x, int b) { x[b >> 6] |= uint64_t{1} << (b & 63); }
   static void clear_bit(uint64_t* x, int b) { x[b >> 6] &= ~(uint64_t{1} << (b & 63)); }
   static bool test_bit(const uint64_t* x, int b) { return (x[b >> 6] >> (b & 63)) & 1u; }
