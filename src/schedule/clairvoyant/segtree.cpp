@@ -111,9 +111,11 @@ class SegtreeRun {
 
       // Lines 18-37, with the pseudo-root.
       const int sink = active_.contains(root) ? root : G.front();
-      receive(sink, true, round, res);
+      const size_t first = res.transfers.size();
+      receive(sink, true, res);
       for (int c : G)
-        if (c != sink) receive(c, false, round, res);
+        if (c != sink) receive(c, false, res);
+      if (res.transfers.size() > first) res.round_starts.push_back({round, first});
       ++round;  // lines 38-40: every member of G advances by d
     }
     res.rounds = round;
@@ -140,7 +142,7 @@ class SegtreeRun {
   }
 
   // Listing 7 (find-peer-and-segment) and Listing 8 lines 26-36 for receiver p.
-  void receive(int p, bool sink, int64_t round, Result& res) {
+  [[gnu::always_inline]] inline void receive(int p, bool sink, Result& res) {
     const int lp = leaf_[p];
     uint64_t* own = column(p);
     // FIND-PEER-SEGMENT: the first bit of all-except-one AND the own column. FIND-PEER-ROOT-SEGMENT
@@ -156,7 +158,7 @@ class SegtreeRun {
     if (z < 0) throw std::logic_error("clairvoyant(segtree): a segment without a peer");
 
     const bool copy = !test_bit(own, seg);
-    res.add(round, z, p, seg, copy);
+    res.transfers.push_back({z, p, static_cast<uint32_t>(seg), copy});  // round_starts: run()
     --held_[z];
     if (copy) ++held_[p];
     // The peer has sent: out of the tree for this round. The receiver's ancestors lose the bit
