@@ -14,8 +14,9 @@
 //  * Peer search (Listing 7): the first segment of (OR of all other leaves (Listing 3)) AND the
 //    receiver's own column (not for the sink, which takes any segment but its P' one), then the
 //    first other member of G, in G order, that holds it and has not sent = peer. The candidates
-//    are the root node's bits AND the own column, tried one at a time; after a few without
-//    another holder the whole OR column is built (find_segment). The peer comes from a transposed
+//    are the root node's bits AND the own column, tried one at a time; after one without
+//    another holder, or from the start in a small tree, the whole OR column is built
+//    (find_segment). The peer comes from a transposed
 //    copy of the state (holder_rows.hpp: one AND and one count-trailing-zeros) instead of the
 //    tree descents of Listings 4 and 5, which took a third of the time at P = N = 512.
 //  * Updates (5.4.4): a sender's leaf is zeroed with one path update; the receiver's P' bit is
@@ -149,7 +150,7 @@ class SegtreeRun {
     // (the sink): the first bit of all-except-one without its P' segment (never set for the first
     // receiver of a round). Usually the first candidate (a bit of the root node, AND own) is held
     // by another member too, so candidates are tested one at a time against the rows; after a
-    // few misses the whole all-except-one column is built (Listing 3) and searched instead.
+    // miss the whole all-except-one column is built (Listing 3) and searched instead.
     const uint64_t hidden = rows_.hide(p);
     int z = -1;
     const int seg = find_segment(p, lp, own, sink, &z);
@@ -177,7 +178,9 @@ class SegtreeRun {
   int find_segment(int p, int lp, const uint64_t* own, bool sink, int* peer) {
     const uint64_t* top = tree_.root();
     const int skip = sink ? pprime_[p] : -1;
-    if (tree_.leaves() <= 32) return find_segment_by_column(p, lp, own, sink, peer);
+    // A small tree's all-except-one column is a few ORs, less than one miss costs (with small
+    // round times, rounds of |G| near 15 make up most of the run).
+    if (tree_.leaves() <= kSmallTree) return find_segment_by_column(p, lp, own, sink, peer);
     int misses = 0;
     int w0 = 0;
     if (!sink) {
@@ -206,6 +209,7 @@ class SegtreeRun {
     return seg;
   }
   static constexpr int kLazyMisses = 1;
+  static constexpr int kSmallTree = 32;
 
   const Instance& in_;
   const Clock clk_;
