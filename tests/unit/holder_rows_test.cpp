@@ -35,8 +35,8 @@ TEST(HolderRows, MatchesBruteForce) {
           for (int s = 0; s < segments; ++s)
             if (rng() % 7 == 0) {
               holds[c][s] = !holds[c][s];
-              if (holds[c][s]) rows.set(s, c);
-              else rows.clear(s, c);
+              if (holds[c][s]) rows.set(s, rows.pos(c));
+              else rows.clear(s, rows.pos(c));
             }
         const int start = static_cast<int>(rng() % static_cast<uint64_t>(p));
         std::vector<int> G;
@@ -48,7 +48,7 @@ TEST(HolderRows, MatchesBruteForce) {
         std::vector<char> sent(static_cast<size_t>(p), 0);
         for (int step = 0; step < 2 * static_cast<int>(G.size()); ++step) {
           const int hidden = G[rng() % G.size()];
-          const uint64_t saved = rows.hide(hidden);
+          const uint64_t saved = rows.hide(rows.pos(hidden));
           for (int s = 0; s < segments; ++s) {
             int want = -1;
             for (int c : G)
@@ -58,11 +58,11 @@ TEST(HolderRows, MatchesBruteForce) {
               }
             ASSERT_EQ(rows.holder(s), want) << "p=" << p << " N=" << segments << " s=" << s;
           }
-          rows.unhide(hidden, saved);
+          rows.unhide(rows.pos(hidden), saved);
           const int z = G[rng() % G.size()];
           if (!sent[z]) {
             sent[z] = 1;
-            rows.sent(z);
+            rows.sent(rows.pos(z));
           }
         }
       }

@@ -54,9 +54,10 @@ class HolderRows {
   // Process c's position (fractional-arrival order; G order is this order, rotated).
   int pos(int c) const { return pos_[static_cast<size_t>(c)]; }
 
-  // Process c's state for segment s became A/P (set) or E/P' (clear).
-  void set(int s, int c) { flip_on(row(s), pos_[c]); }
-  void clear(int s, int c) { flip_off(row(s), pos_[c]); }
+  // The process at position `pos` (pos(c) for process c: the caller keeps it beside its other
+  // per-process data) has segment s in A/P now (set) or in E/P' (clear).
+  void set(int s, int pos) { flip_on(row(s), pos); }
+  void clear(int s, int pos) { flip_off(row(s), pos); }
 
   // A round with members G (in G order) begins: all of them can send.
   void start_round(const std::vector<int>& G) {
@@ -76,19 +77,19 @@ class HolderRows {
     cursor_ = 0;
     skip_empty();
   }
-  // c has sent: no longer a peer this round.
-  void sent(int c) {
-    flip_off(avail_.data(), pos_[c]);
+  // The process at `pos` has sent: no longer a peer this round.
+  void sent(int pos) {
+    flip_off(avail_.data(), pos);
     skip_empty();
   }
   // The receiver is never its own peer: hide it during its search (restore with unhide).
-  uint64_t hide(int c) {
-    uint64_t& w = avail_[static_cast<size_t>(pos_[c] >> 6)];
+  uint64_t hide(int pos) {
+    uint64_t& w = avail_[static_cast<size_t>(pos >> 6)];
     const uint64_t saved = w;
-    w &= ~bit_of(pos_[c]);
+    w &= ~bit_of(pos);
     return saved;
   }
-  void unhide(int c, uint64_t saved) { avail_[static_cast<size_t>(pos_[c] >> 6)] = saved; }
+  void unhide(int pos, uint64_t saved) { avail_[static_cast<size_t>(pos >> 6)] = saved; }
 
   // The first process in G order that has not sent this round and holds s in A/P, or -1.
   int holder(int s) const {

@@ -54,13 +54,14 @@ class SegtreeRun {
         W_(stride_words(in.segments)),
         tree_(in.p, in.segments),
         state_(static_cast<size_t>(in.p) * W_, 0),
-        pprime_(static_cast<size_t>(in.p), -1),
-        held_(static_cast<size_t>(in.p), in.segments),
-        leaf_(static_cast<size_t>(in.p), -1),
-        first_word_(static_cast<size_t>(in.p), 0),
         col_(static_cast<size_t>(W_)),
         rows_(clk_, in.p, in.segments),
+        procs_(static_cast<size_t>(in.p)),
         active_(clk_, in.p) {
+    for (int c = 0; c < P_; ++c) {
+      procs_[c].held = N_;
+      procs_[c].pos = rows_.pos(c);
+    }
     // Listing 8 line 1: every segment in state P (bits past N stay 0 and are never found).
     for (int c = 0; c < P_; ++c) {
       uint64_t* x = column(c);
@@ -81,14 +82,14 @@ class SegtreeRun {
     while (true) {
       // Lines 7-9: P' states become P again.
       for (int c : active_.members())
-        if (pprime_[c] >= 0) {
-          set_bit(column(c), pprime_[c]);
-          first_word_[c] = std::min(first_word_[c], pprime_[c] >> 6);
-          rows_.set(pprime_[c], c);
-          pprime_[c] = -1;
+        if (Proc& pc = procs_[c]; pc.pprime >= 0) {
+          set_bit(column(c), pc.pprime);
+          pc.first_word = std::min(pc.first_word, pc.pprime >> 6);
+          rows_.set(pc.pprime, pc.pos);
+          pc.pprime = -1;
         }
       // Line 10, and line 6: stop when every process but one (the root) is done.
-      done += active_.merge_and_clean(round, [&](int c) { return held_[c] == 0; });
+      done += active_.merge_and_clean(round, [&](int c) { return procs_[c].held == 0; });
       if (done >= P_ - 1) break;
       const std::vector<int>& G = active_.members();
       if (G.empty()) throw std::logic_error("clairvoyant(segtree): no active process");
@@ -102,7 +103,7 @@ class SegtreeRun {
       // Lines 11-12: the leaves for this round, then one batch rebuild (5.4.3, 5.4.4).
       tree_.reset(static_cast<int>(G.size()));
       for (size_t j = 0; j < G.size(); ++j) {
-        leaf_[G[j]] = static_cast<int>(j);
+        procs_[G[j]].leaf = static_cast<int>(j);
         tree_.set_leaf(static_cast<int>(j), column(G[j]));
       }
       tree_.template build<S>();
@@ -127,7 +128,7 @@ class SegtreeRun {
   int nw() const { return S ? S : W_; }
   // Columns are stored in position order, which is G order up to a rotation: the receivers of a
   // round, and mostly the peers too, walk through the state in address order.
-  uint64_t* column(int c) { return state_.data() + static_cast<size_t>(rows_.pos(c)) * nw(); }
+  uint64_t* column(int c) { return state_.data() + static_cast<size_t>(procs_[c].pos) * nw(); }
   static void set_bit(uint64_t* x, int b) { x[b >> 6] |= uint64_t{1} << (b & 63); }
   static void clear_bit(uint64_t* x, int b) { x[b >> 6] &= ~(uint64_t{1} << (b & 63)); }
   static bool test_bit(const uint64_t* x, int b) { return (x[b >> 6] >> (b & 63)) & 1u; }
@@ -144,49 +145,51 @@ class SegtreeRun {
 
   // Listing 7 (find-peer-and-segment) and Listing 8 lines 26-36 for receiver p.
   [[gnu::always_inline]] inline void receive(int p, bool sink, Result& res) {
-    const int lp = leaf_[p];
+    Proc& pp = procs_[p];
+    const int lp = pp.leaf;
     uint64_t* own = column(p);
     // FIND-PEER-SEGMENT: the first bit of all-except-one AND the own column. FIND-PEER-ROOT-SEGMENT
     // (the sink): the first bit of all-except-one without its P' segment (never set for the first
     // receiver of a round). Usually the first candidate (a bit of the root node, AND own) is held
     // by another member too, so candidates are tested one at a time against the rows; after a
     // miss the whole all-except-one column is built (Listing 3) and searched instead.
-    const uint64_t hidden = rows_.hide(p);
+    const uint64_t hidden = rows_.hide(pp.pos);
     int z = -1;
     const int seg = find_segment(p, lp, own, sink, &z);
-    rows_.unhide(p, hidden);
+    rows_.unhide(pp.pos, hidden);
     if (seg < 0) return;
     if (z < 0) throw std::logic_error("clairvoyant(segtree): a segment without a peer");
 
     const bool copy = !test_bit(own, seg);
     res.transfers.push_back({z, p, static_cast<uint32_t>(seg), copy});  // round_starts: run()
-    --held_[z];
-    if (copy) ++held_[p];
+    Proc& pz = procs_[z];
+    --pz.held;
+    if (copy) ++pp.held;
     // The peer has sent: out of the tree for this round. The receiver's ancestors lose the bit
     // where nothing else below them has it.
-    tree_.template clear_leaf_and_update<S>(leaf_[z]);
-    rows_.sent(z);
-    clear_bit(column(z), seg);  // M(peer, seg) = E
+    tree_.template clear_leaf_and_update<S>(pz.leaf);
+    rows_.sent(pz.pos);
+    clear_bit(state_.data() + static_cast<size_t>(pz.pos) * nw(), seg);  // M(peer, seg) = E
     clear_bit(own, seg);        // M(p, seg) = P', kept as E plus pprime
-    rows_.clear(seg, z);
-    rows_.clear(seg, p);
-    pprime_[p] = seg;
+    rows_.clear(seg, pz.pos);
+    rows_.clear(seg, pp.pos);
+    pp.pprime = seg;
     tree_.template clear_bit<S>(lp, seg);
   }
 
   // The segment and the peer for receiver p at leaf lp, or -1.
   int find_segment(int p, int lp, const uint64_t* own, bool sink, int* peer) {
     const uint64_t* top = tree_.root();
-    const int skip = sink ? pprime_[p] : -1;
+    const int skip = sink ? procs_[p].pprime : -1;
     // A small tree's all-except-one column is a few ORs, less than one miss costs (with small
     // round times, rounds of |G| near 15 make up most of the run).
     if (tree_.leaves() <= kSmallTree) return find_segment_by_column(p, lp, own, sink, peer);
     int misses = 0;
     int w0 = 0;
     if (!sink) {
-      w0 = first_word_[p];
+      w0 = procs_[p].first_word;
       while (w0 < nw() && !own[w0]) ++w0;
-      first_word_[p] = w0;
+      procs_[p].first_word = w0;
     }
     for (int w = w0; w < nw(); ++w) {
       uint64_t x = sink ? top[w] : top[w] & own[w];
@@ -203,7 +206,7 @@ class SegtreeRun {
   int find_segment_by_column(int p, int lp, const uint64_t* own, bool sink, int* peer) {
     uint64_t* col = col_.data();
     tree_.template all_except_one<S>(lp, col);
-    if (sink && pprime_[p] >= 0) clear_bit(col, pprime_[p]);
+    if (sink && procs_[p].pprime >= 0) clear_bit(col, procs_[p].pprime);
     const int seg = Col::first_common(col, sink ? nullptr : own, W_);
     if (seg >= 0) *peer = rows_.holder(seg);
     return seg;
@@ -216,14 +219,19 @@ class SegtreeRun {
   const int P_, N_, W_;
   BitColumnTree tree_;
   std::vector<uint64_t> state_;  // the real columns ("saved copies" of Sect. 5.4.4)
-  std::vector<int> pprime_;
-  std::vector<int> held_;  // segments in state A/P or P' per process: 0 = done (line 10's test)
-  std::vector<int> leaf_;  // current leaf of each process
-  // Per process, no segment below this word is held: segments are handed on roughly in
-  // ascending order, so the low words of a column empty first and a search starts past them.
-  std::vector<int> first_word_;
+  // What a transfer reads and writes of a process, in one cache line.
+  struct Proc {
+    int leaf = -1;    // its leaf in this round's tree
+    int pprime = -1;  // the segment it holds in P' this round, or -1 (Sect. 4.2)
+    int held = 0;     // segments in state A/P or P': 0 = done (line 10's test)
+    // No segment below this word is held: segments are handed on roughly in ascending order, so
+    // the low words of a column empty first and a search starts past them.
+    int first_word = 0;
+    int pos = 0;  // position in fractional-arrival order (holder_rows.hpp); its column's index
+  };
   std::vector<uint64_t> col_;
   HolderRows rows_;  // the peer query, by segment (holder_rows.hpp)
+  std::vector<Proc> procs_;
   ActiveSet active_;
 };
 
