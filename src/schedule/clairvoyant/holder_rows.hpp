@@ -55,7 +55,8 @@ class HolderRows {
   int pos(int c) const { return pos_[static_cast<size_t>(c)]; }
 
   // The process at position `pos` (pos(c) for process c: the caller keeps it beside its other
-  // per-process data) has segment s in A/P now (set) or in E/P' (clear).
+  // per-process data) can send segment s (set) or not (clear). Clairvoyant(segtree) keeps P' as
+  // set and skips such holders itself (segtree.cpp, holder()).
   void set(int s, int pos) { flip_on(row(s), pos); }
   void clear(int s, int pos) { flip_off(row(s), pos); }
 
@@ -91,7 +92,7 @@ class HolderRows {
   }
   void unhide(int pos, uint64_t saved) { avail_[static_cast<size_t>(pos >> 6)] = saved; }
 
-  // The first process in G order that has not sent this round and holds s in A/P, or -1.
+  // The first process in G order that is not hidden, has not sent this round and has s set, or -1.
   int holder(int s) const {
     const uint64_t* r = rows_.data() + static_cast<size_t>(s) * static_cast<size_t>(q_);
     for (int i = cursor_; i <= q_; ++i) {
@@ -118,7 +119,7 @@ class HolderRows {
   const int q_;                 // words per row: ceil(P / 64)
   std::vector<int> pos_;        // process -> position (fractional-arrival order)
   std::vector<int> proc_at_;    // position -> process
-  std::vector<uint64_t> rows_;  // row s: bit pos set = that process holds s in A/P
+  std::vector<uint64_t> rows_;  // row s: bit pos set = that process can send s (set())
   std::vector<uint64_t> avail_; // bit pos set = a member of G that has not sent this round
   std::vector<int> word_;       // avail_'s words in G order (q_ + 1 entries) ...
   std::vector<uint64_t> mask_;  // ... and the bits of each entry that belong to it

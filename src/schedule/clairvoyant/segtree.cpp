@@ -85,7 +85,6 @@ class SegtreeRun {
         if (Proc& pc = procs_[c]; pc.pprime >= 0) {
           set_bit(column(c), pc.pprime);
           pc.first_word = std::min(pc.first_word, pc.pprime >> 6);
-          rows_.set(pc.pprime, pc.pos);
           pc.pprime = -1;
         }
       // Line 10, and line 6: stop when every process but one (the root) is done.
@@ -121,6 +120,7 @@ class SegtreeRun {
       ++round;  // lines 38-40: every member of G advances by d
     }
     res.rounds = round;
+
     return res;
   }
 
@@ -172,10 +172,29 @@ class SegtreeRun {
     clear_bit(state_.data() + static_cast<size_t>(pz.pos) * nw(), seg);  // M(peer, seg) = E
     clear_bit(own, seg);        // M(p, seg) = P', kept as E plus pprime
     rows_.clear(seg, pz.pos);
-    rows_.clear(seg, pp.pos);
+    // The rows keep P' as P (holder() skips it this round): no row is touched again when the
+    // round ends. Only a receive into E changes the receiver's row bit.
+    if (copy) rows_.set(seg, pp.pos);
     pp.pprime = seg;
     tree_.template clear_bit<S>(lp, seg);
   }
+
+  // The first member of G in G order that holds s in A/P (not P') and has not sent, or -1.
+  // The rows do not tell P' from P (a receive would otherwise clear a row bit and the round's end
+  // set it again, a cache miss per transfer); a member that received s in this round is hidden
+  // and the search repeated (about one transfer in ten at P = N = 512).
+  int holder(int s) {
+    int z = rows_.holder(s);
+    if (z < 0 || procs_[z].pprime != s) return z;
+    while (z >= 0 && procs_[z].pprime == s) {
+      hidden_.push_back({procs_[z].pos, rows_.hide(procs_[z].pos)});
+      z = rows_.holder(s);
+    }
+    for (size_t i = hidden_.size(); i-- > 0;) rows_.unhide(hidden_[i].first, hidden_[i].second);
+    hidden_.clear();
+    return z;
+  }
+  std::vector<std::pair<int, uint64_t>> hidden_;  // (position, saved word) of hidden members
 
   // The segment and the peer for receiver p at leaf lp, or -1.
   int find_segment(int p, int lp, const uint64_t* own, bool sink, int* peer) {
@@ -197,7 +216,7 @@ class SegtreeRun {
         const int s = w * 64 + __builtin_ctzll(x);
         x &= x - 1;
         if (s == skip) continue;
-        if ((*peer = rows_.holder(s)) >= 0) return s;
+        if ((*peer = holder(s)) >= 0) return s;
         if (++misses == kLazyMisses) return find_segment_by_column(p, lp, own, sink, peer);
       }
     }
@@ -208,7 +227,7 @@ class SegtreeRun {
     tree_.template all_except_one<S>(lp, col);
     if (sink && procs_[p].pprime >= 0) clear_bit(col, procs_[p].pprime);
     const int seg = Col::first_common(col, sink ? nullptr : own, W_);
-    if (seg >= 0) *peer = rows_.holder(seg);
+    if (seg >= 0) *peer = holder(seg);
     return seg;
   }
   static constexpr int kLazyMisses = 1;
