@@ -5,9 +5,10 @@
 // descending the tree (Listings 4 and 5): one bit test per level, each in another 64-byte node,
 // and a walk to the right when the descent ends at the receiver itself. At P = N = 512 those
 // descents were a third of the generation time. This class answers that question directly from
-// the transposed state: row s has one bit per process (1 = it holds s in A/P), so the peer is the
-// first set bit of row(s) AND avail (the members of G that have not sent this round), in G order:
-// a few word ANDs and one count-trailing-zeros.
+// the transposed state: row s has one bit per process (1 = it can send s: A/P; Clairvoyant(segtree)
+// also leaves P' set and skips those holders itself), so the peer is the first set bit of row(s)
+// AND avail (the members of G that have not sent this round), in G order: a few word ANDs and one
+// count-trailing-zeros.
 //
 // G order from positions. Processes get positions once, in the order of their fractional arrival
 // times f (ties by rank): Sect. 5.4.3's index order. The members of a round all lie in

@@ -16,9 +16,9 @@
 //    first other member of G, in G order, that holds it and has not sent = peer. The candidates
 //    are the root node's bits AND the own column, tried one at a time; after one without
 //    another holder, or from the start in a small tree, the whole OR column is built
-//    (find_segment). The peer comes from a transposed
-//    copy of the state (holder_rows.hpp: one AND and one count-trailing-zeros) instead of the
-//    tree descents of Listings 4 and 5, which took a third of the time at P = N = 512.
+//    (find_segment). The peer comes from a transposed copy of the state (holder_rows.hpp: one
+//    AND and one count-trailing-zeros) instead of the tree descents of Listings 4 and 5, which
+//    took a third of the time at P = N = 512.
 //  * Updates (5.4.4): a sender's leaf is zeroed with one path update; the receiver's P' bit is
 //    cleared bit-wise; at the start of a round every leaf is set and all internal nodes are
 //    rebuilt once, bottom-up (batch rebuild of the re-enabled columns).
@@ -120,7 +120,6 @@ class SegtreeRun {
       ++round;  // lines 38-40: every member of G advances by d
     }
     res.rounds = round;
-
     return res;
   }
 
@@ -169,7 +168,7 @@ class SegtreeRun {
     // where nothing else below them has it.
     tree_.template clear_leaf_and_update<S>(pz.leaf);
     rows_.sent(pz.pos);
-    clear_bit(state_.data() + static_cast<size_t>(pz.pos) * nw(), seg);  // M(peer, seg) = E
+    clear_bit(column(z), seg);  // M(peer, seg) = E
     clear_bit(own, seg);        // M(p, seg) = P', kept as E plus pprime
     rows_.clear(seg, pz.pos);
     // The rows keep P' as P (holder() skips it this round): no row is touched again when the
