@@ -8,7 +8,10 @@
 // that contributes nothing is simply not sent: the circulant algorithm then skips processors that
 // contribute nothing (Traff 2023, Algorithm 2) without a different schedule.
 //
-// "auto" is the circulant all-to-all broadcast with n from the cost model (registry.cpp).
+// "auto" is the circulant all-to-all broadcast with n from the cost model (registry.cpp), or, when
+// every rank is on one node, the linear schedule over the shared-memory transport; any algorithm
+// runs over that transport there (executor/shared_transport.hpp; PAPCOLL_SHARED_MEMORY=0 turns
+// it off).
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -17,6 +20,7 @@
 #include "api/collective_call.hpp"
 #include "api/schedule_source.hpp"
 #include "executor/executor_vcollectives.hpp"
+#include "executor/shared_transport.hpp"
 
 namespace papcoll {
 namespace {
@@ -84,9 +88,19 @@ int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
   CommContext& ctx = call.context();
   // No broadcast or all-gatherv algorithm reads arrival times yet, so none are agreed on.
 
-  const AlgorithmInfo* algo = call.selection().is_auto
-                                  ? find_algorithm(Collective::allgatherv, "circulant")
-                                  : call.selection().algo;
+  // Packed bytes of recvbuf up to its last element: the size of a shared-memory segment.
+  int64_t elements = 0;
+  for (int o = 0; o < p; ++o)
+    if (recvcounts[o] > 0)
+      elements = std::max<int64_t>(elements, static_cast<int64_t>(displs[o]) + recvcounts[o]);
+  const int64_t packed_bytes = elements * recv_layout.size;
+  // On one node the shared-memory transport reads every portion from its origin directly, so
+  // the linear schedule moves the fewest bytes (executor/shared_transport.hpp).
+  const bool shared_candidate = ctx.shared_memory && fits_shared_window(p, 0, packed_bytes);
+  const AlgorithmInfo* algo =
+      call.selection().is_auto
+          ? find_algorithm(Collective::allgatherv, shared_candidate ? "linear" : "circulant")
+          : call.selection().algo;
   CollectiveCall::record_algorithm(algo);
   if (algo == nullptr) {
     const int rc = MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
@@ -118,8 +132,9 @@ int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
   if (int rc = obtain_schedule(ctx, *algo, in, kWho, &schedule); rc != PAPCOLL_SUCCESS) return rc;
 
   const std::vector<BlockRange> table = allgatherv_block_table(recvcounts, displs, p, n);
+  SharedWindow* window = shared_candidate ? ctx.shared_window(in.blocks, packed_bytes) : nullptr;
   const MpiStatus s = execute_allgatherv(*schedule, table, recvbuf, recv_layout, ctx.comm,
-                                         ctx.scratch);
+                                         ctx.scratch, window);
   return s.ok() ? PAPCOLL_SUCCESS : call.mpi_error(s);
 }
 

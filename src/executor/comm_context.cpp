@@ -1,9 +1,11 @@
 #include "executor/comm_context.hpp"
 
 #include "executor/core_sharing.hpp"
+#include "executor/shared_transport.hpp"
 
 #include <mutex>
-#include <set>
+#include <algorithm>
+#include <vector>
 #include <utility>
 
 namespace papcoll {
@@ -38,12 +40,24 @@ void CommContext::cache_schedule(const AlgorithmInfo* algo, int blocks,
   cache_schedule(ScheduleKey{algo->collective, algo, blocks, root, {}, nullptr}, std::move(rs));
 }
 
+SharedWindow* CommContext::shared_window(int64_t blocks, int64_t data_bytes) {
+  if (!shared_memory || !fits_shared_window(size, blocks, data_bytes)) return nullptr;
+  if (!window.reserve(comm, blocks, data_bytes).ok()) {
+    shared_memory = false;  // the ranks agreed on the failure; messages from now on
+    return nullptr;
+  }
+  return &window;
+}
+
 namespace {
 
 std::mutex g_mutex;
-std::set<CommContext*> g_open;  // contexts whose duplicate has not been freed yet
+// Contexts whose duplicate has not been freed yet, in the order they were created: freeing a
+// window is collective, so every rank frees them in the same order.
+std::vector<CommContext*> g_open;
 
 void free_duplicate(CommContext* ctx) {
+  ctx->window.release();
   if (ctx->comm != MPI_COMM_NULL) MPI_Comm_free(&ctx->comm);
 }
 
@@ -51,7 +65,7 @@ int delete_context(MPI_Comm, int, void* attr, void*) {
   auto* ctx = static_cast<CommContext*>(attr);
   {
     std::lock_guard<std::mutex> lock(g_mutex);
-    g_open.erase(ctx);
+    g_open.erase(std::remove(g_open.begin(), g_open.end(), ctx), g_open.end());
   }
   free_duplicate(ctx);
   delete ctx;
@@ -110,6 +124,7 @@ MpiStatus comm_context(MPI_Comm user_comm, CommContext** out) {
   if (s.ok()) s = mpi_check(MPI_Comm_rank(ctx->comm, &ctx->rank), "MPI_Comm_rank");
   if (s.ok()) s = mpi_check(MPI_Comm_size(ctx->comm, &ctx->size), "MPI_Comm_size");
   if (s.ok()) s = detect_cores_shared(ctx->comm, &ctx->cores_shared);
+  if (s.ok()) s = SharedWindow::usable(ctx->comm, &ctx->shared_memory);
   if (s.ok())
     s = mpi_check(MPI_Comm_set_attr(user_comm, kv.context, ctx.get()), "MPI_Comm_set_attr");
   if (!s.ok()) {
@@ -118,7 +133,7 @@ MpiStatus comm_context(MPI_Comm user_comm, CommContext** out) {
   }
   {
     std::lock_guard<std::mutex> lock(g_mutex);
-    g_open.insert(ctx.get());
+    g_open.push_back(ctx.get());
   }
   *out = ctx.release();
   return {};

@@ -12,6 +12,7 @@
 
 #include "executor/executor.hpp"
 #include "executor/mpi_status.hpp"
+#include "executor/shared_window.hpp"
 #include "model/link_model_cache.hpp"
 #include "schedule/registry.hpp"
 
@@ -42,6 +43,15 @@ struct CommContext {
   // Work buffer of ranks that have no receive buffer of their own (the non-roots of a reduce):
   // separate from `scratch`, which the executor uses for incoming blocks during the same run.
   ScratchBuffer work;
+  // Every rank is on one node and PAPCOLL_SHARED_MEMORY is not 0 (SharedWindow::usable): the
+  // copy-only collectives may use the shared-memory transport (shared_transport.hpp). The same on
+  // every rank; turned off for good if the window cannot be allocated.
+  bool shared_memory = false;
+  // The window sized for a call of `blocks` blocks over `data_bytes` of packed data, or null when
+  // the transport is off or the call is too large for it (fits_shared_window). Collective over
+  // `comm`, with arguments identical on every rank.
+  SharedWindow* shared_window(int64_t blocks, int64_t data_bytes);
+  SharedWindow window;
 
   // Schedules of algorithms that ignore arrival times, by what they depend on (ScheduleKey). The
   // key also names the collective (the algorithm row already implies it; a reduce "ring" and an

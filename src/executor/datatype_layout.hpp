@@ -38,4 +38,12 @@ MpiStatus query_layout(MPI_Datatype type, DatatypeLayout* out);
 MpiStatus copy_elements(void* dst, const void* src, int64_t n, const DatatypeLayout& layout,
                         MPI_Comm comm);
 
+// Packs n elements at `src` (an MPI buffer address) into exactly n * size bytes at `packed`, and
+// back: the form the shared-memory window stores (shared_window.hpp). Dense types are a memcpy.
+// Fails with MPI_ERR_TYPE if MPI's packed form of the type is not n * size bytes.
+MpiStatus pack_elements(char* packed, const void* src, int64_t n, const DatatypeLayout& layout,
+                        MPI_Comm comm);
+MpiStatus unpack_elements(void* dst, const char* packed, int64_t n, const DatatypeLayout& layout,
+                          MPI_Comm comm);
+
 }  // namespace papcoll

@@ -1,5 +1,7 @@
 #include "executor/executor_vcollectives.hpp"
 
+#include "executor/shared_transport.hpp"
+
 namespace papcoll {
 
 MpiStatus execute_bcast(const RankSchedule& rs, int blocks, void* buffer, int64_t count,
@@ -22,11 +24,13 @@ std::vector<BlockRange> allgatherv_block_table(const int* recvcounts, const int*
 
 MpiStatus execute_allgatherv(const RankSchedule& rs, const std::vector<BlockRange>& table,
                              void* recvbuf, const DatatypeLayout& layout, MPI_Comm comm,
-                             ScratchBuffer& scratch) {
+                             ScratchBuffer& scratch, SharedWindow* window) {
   int64_t total = 0;
   for (const BlockRange& r : table) total += r.count;
   ExecBuffer buf{recvbuf, total, layout, MPI_OP_NULL};
   buf.block_table = &table;
+  if (window != nullptr)
+    return execute_schedule_shared(rs, static_cast<int>(table.size()), buf, *window, comm);
   return execute_schedule(rs, static_cast<int>(table.size()), buf, comm, scratch);
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "executor/executor.hpp"
+#include "executor/shared_window.hpp"
 
 namespace papcoll {
 
@@ -24,9 +25,11 @@ std::vector<BlockRange> allgatherv_block_table(const int* recvcounts, const int*
                                                int n);
 
 // All-gatherv on recvbuf with the table above (n = blocks / p per origin); `own` is this rank's
-// contribution, already in place at displs[rank] (the caller copies it).
+// contribution, already in place at displs[rank] (the caller copies it). With a window
+// (CommContext::shared_window, reserved for the table's blocks and elements) over the
+// shared-memory transport, else with messages.
 MpiStatus execute_allgatherv(const RankSchedule& rs, const std::vector<BlockRange>& table,
                              void* recvbuf, const DatatypeLayout& layout, MPI_Comm comm,
-                             ScratchBuffer& scratch);
+                             ScratchBuffer& scratch, SharedWindow* window = nullptr);
 
 }  // namespace papcoll

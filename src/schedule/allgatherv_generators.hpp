@@ -19,6 +19,9 @@ Schedule ring_allgatherv_schedule(const GeneratorInput& in);
 // Bruck et al.: ceil(log2 p) rounds, in round i rank r sends what it holds (origins r..r+2^i-1)
 // to r - 2^i; works for any p.
 Schedule bruck_allgatherv_schedule(const GeneratorInput& in);
+// Linear: p - 1 rounds, in round k - 1 every rank sends its own blocks to r + k (nothing is
+// forwarded; the schedule of the shared-memory transport).
+Schedule linear_allgatherv_schedule(const GeneratorInput& in);
 
 // First block owned by rank o: ceil(o*B/p).
 inline int origin_first_block(int blocks, int p, int o) {

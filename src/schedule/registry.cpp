@@ -36,6 +36,21 @@ int circulant_allgatherv_blocks(const GeneratorInput& in) {
   return in.p * std::max(1, std::min(per_rank, (1 << 22) / in.p));  // bounds the schedule size
 }
 
+// Linear allgatherv: n blocks per origin so that a reader over the shared-memory transport can
+// copy a portion's first blocks while the origin still publishes the rest (blocks of about 256
+// KiB, at most 64 per origin); over messages the schedule is the same with more, smaller
+// messages.
+int linear_allgatherv_blocks(const GeneratorInput& in) {
+  double bytes = in.bytes / std::max(in.p, 1);  // equal portions unless counts say otherwise
+  if (!in.counts.empty()) {
+    long long largest = 0;
+    for (long long c : in.counts) largest = std::max(largest, c);
+    bytes = static_cast<double>(largest) * in.elem_bytes;
+  }
+  const double per_rank = std::clamp(std::ceil(bytes / (256 << 10)), 1.0, 64.0);
+  return in.p * static_cast<int>(per_rank);
+}
+
 const AlgorithmInfo kAlgorithms[] = {
     {"ring", Collective::allreduce, ring_allreduce_schedule, blocks_p, true, false,
      "ring reduce-scatter + ring allgather (Thakur et al. 2005)"},
@@ -80,6 +95,10 @@ const AlgorithmInfo kAlgorithms[] = {
      "ring allgather, p-1 rounds"},
     {"bruck", Collective::allgatherv, bruck_allgatherv_schedule, blocks_p, false, false,
      "Bruck's concatenation allgather, ceil(log2 p) rounds, any p"},
+    {"linear", Collective::allgatherv, linear_allgatherv_schedule, blocks_p, false, false,
+     "direct: every rank sends its portion to every other, p-1 rounds (auto on one node with "
+     "shared memory)",
+     linear_allgatherv_blocks},
     // Scatterv and gatherv trees under a per-pair link model (docs/algorithms.md, "Scatterv and
     // gatherv"); auto is choose_sg_tree, not a row.
     {"linear", Collective::scatterv, sg_generator<Collective::scatterv, SgTreeKind::linear>,

@@ -3,8 +3,12 @@
 // everything, random with zeros, all empty) x displacement layouts (packed, reversed with gaps)
 // x blocks per rank (default, 1, 3, 40: more than the small portions have) x MPI_IN_PLACE. Every rank
 // knows every rank's data (mix() of the case's seed), so it checks recvbuf exactly, gaps included
-// (they must stay untouched). Also a sendtype that differs from recvtype, and the error codes.
+// (they must stay untouched). Also a sendtype that differs from recvtype, a recvtype with holes,
+// skewed back-to-back calls on a sub-communicator that is then freed (on one node these run over
+// the shared-memory window; ctest also runs the program with PAPCOLL_SHARED_MEMORY=0), and the
+// error codes.
 #include <mpi.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -140,6 +144,72 @@ void mixed_types(Checker& chk, const std::string& algo) {
   chk.expect(ok, algo + " mixed types: wrong data");
 }
 
+// recvtype: an int with a 4-byte hole after it (extent 8), so the executor packs and unpacks
+// (the shared-memory window stores packed blocks) and must leave the holes alone.
+void holes_kept(Checker& chk, const std::string& algo) {
+  const int rank = chk.rank(), p = chk.size();
+  MPI_Datatype padded;
+  MPI_Type_create_resized(MPI_INT, 0, 2 * sizeof(int), &padded);
+  MPI_Type_commit(&padded);
+  std::vector<int> counts(static_cast<size_t>(p)), displs(static_cast<size_t>(p));
+  for (int i = 0; i < p; ++i) counts[i] = 700 + 3 * i;
+  std::partial_sum(counts.begin(), counts.end() - 1, displs.begin() + 1);
+  const int total = displs.back() + counts.back();
+  std::vector<int> send(static_cast<size_t>(counts[rank]));
+  for (int i = 0; i < counts[rank]; ++i) send[i] = value(99, rank, i);
+  std::vector<int> recv(2 * static_cast<size_t>(total), kSentinel);
+  papcoll_options opt;
+  papcoll_options_init(&opt);
+  opt.algorithm = algo.c_str();
+  const int rc = papcoll_allgatherv(send.data(), counts[rank], MPI_INT, recv.data(),
+                                    counts.data(), displs.data(), padded, MPI_COMM_WORLD, &opt);
+  MPI_Type_free(&padded);
+  if (!chk.expect_success(rc, algo + " padded recvtype")) return;
+  bool ok = true;
+  for (int o = 0; o < p; ++o)
+    for (int i = 0; i < counts[o]; ++i) {
+      const size_t at = 2 * static_cast<size_t>(displs[o] + i);
+      ok = ok && recv[at] == value(99, o, i) && recv[at + 1] == kSentinel;
+    }
+  chk.expect(ok, algo + " padded recvtype: wrong data or a hole written");
+}
+
+// Back-to-back calls on a sub-communicator with one rank late by turns and sizes that grow (the
+// shared-memory window is reallocated) and shrink, then the communicator is freed (its window
+// with it).
+void skewed_calls_on_subcomm(Checker& chk, const std::string& algo) {
+  const int rank = chk.rank();
+  MPI_Comm sub;
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &sub);
+  int r = 0, q = 1;
+  MPI_Comm_rank(sub, &r);
+  MPI_Comm_size(sub, &q);
+  bool ok = true;
+  for (int call = 0; call < 24; ++call) {
+    const int base = call % 6 == 5 ? 50000 : 1 + 37 * call;
+    std::vector<int> counts(static_cast<size_t>(q)), displs(static_cast<size_t>(q));
+    for (int i = 0; i < q; ++i) counts[i] = (call + i) % 4 == 0 ? 0 : base + i;
+    std::partial_sum(counts.begin(), counts.end() - 1, displs.begin() + 1);
+    const int total = displs.back() + counts.back();
+    std::vector<int> send(static_cast<size_t>(counts[r]));
+    for (int i = 0; i < counts[r]; ++i) send[i] = value(1000 + call, r, i);
+    std::vector<int> recv(static_cast<size_t>(total) + 1, kSentinel);
+    if (r == call % q) usleep(2000);
+    papcoll_options opt;
+    papcoll_options_init(&opt);
+    opt.algorithm = algo.c_str();
+    const int rc = papcoll_allgatherv(send.data(), counts[r], MPI_INT, recv.data(), counts.data(),
+                                      displs.data(), MPI_INT, sub, &opt);
+    if (!chk.expect_success(rc, algo + " sub-communicator call " + std::to_string(call))) break;
+    for (int o = 0; o < q; ++o)
+      for (int i = 0; i < counts[o]; ++i)
+        ok = ok && recv[static_cast<size_t>(displs[o] + i)] == value(1000 + call, o, i);
+    ok = ok && recv.back() == kSentinel;
+  }
+  MPI_Comm_free(&sub);
+  chk.expect(ok, algo + " sub-communicator: wrong data");
+}
+
 void errors(Checker& chk) {
   const int p = chk.size(), rank = chk.rank();
   std::vector<int> counts(static_cast<size_t>(p), 1), displs(static_cast<size_t>(p));
@@ -190,6 +260,8 @@ int main(int argc, char** argv) {
       run(chk, {algo, Shape::irregular, 20011, true, 0, false, ++seed});  // large and odd
       run(chk, {algo, Shape::degenerate, 40009, false, 0, true, ++seed});
       mixed_types(chk, algo);
+      holes_kept(chk, algo);
+      skewed_calls_on_subcomm(chk, algo);
     }
     errors(chk);
     const int rc = chk.finish();

@@ -51,7 +51,7 @@ TEST(CirculantAllgatherv, VerifiesWithUnevenOwnership) {
 }
 
 TEST(AllgathervBaselines, Verify) {
-  for (const char* name : {"ring", "bruck"})
+  for (const char* name : {"ring", "bruck", "linear"})
     for (int p = 1; p <= 40; ++p)
       for (int blocks : {1, p, 2 * p, 3 * p + 1}) {
         if (blocks < 1) continue;

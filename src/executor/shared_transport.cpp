@@ -1,0 +1,64 @@
+#include "executor/shared_transport.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "schedule/blocks.hpp"
+
+namespace papcoll {
+namespace {
+
+constexpr int64_t kMaxWindowBytes = int64_t{1} << 30;
+
+BlockRange range_of(const ExecBuffer& buf, int blocks, int b) {
+  return buf.block_table != nullptr ? (*buf.block_table)[static_cast<size_t>(b)]
+                                    : block_range(buf.count, blocks, b);
+}
+
+}  // namespace
+
+bool fits_shared_window(int p, int64_t blocks, int64_t data_bytes) {
+  const int64_t segment = 256 + blocks * 8 + data_bytes;
+  return blocks >= 0 && data_bytes >= 0 && segment <= kMaxWindowBytes / std::max(p, 1);
+}
+
+MpiStatus execute_schedule_shared(const RankSchedule& rs, int blocks, const ExecBuffer& buf,
+                                  SharedWindow& win, MPI_Comm comm) {
+  const DatatypeLayout& layout = buf.layout;
+  win.begin_call();
+  std::vector<char> published(static_cast<size_t>(blocks), 0);
+  char* own = win.data(rs.rank);
+  for (const Step& st : rs.steps) {
+    for (const Op& op : st.ops) {
+      if (op.kind != OpKind::send) continue;
+      for (int b : op.blocks) {
+        if (published[static_cast<size_t>(b)]) continue;
+        published[static_cast<size_t>(b)] = 1;
+        const BlockRange r = range_of(buf, blocks, b);
+        if (r.count == 0) continue;  // both sides skip empty blocks
+        const MpiStatus s = pack_elements(own + r.offset * layout.size,
+                                          layout.at(buf.work, r.offset), r.count, layout, comm);
+        if (!s.ok()) return s;
+        win.publish(b);
+      }
+    }
+    for (const Op& op : st.ops) {
+      if (op.kind != OpKind::recv) continue;
+      if (op.combine != Combine::copy)
+        return {MPI_ERR_INTERN, "execute_schedule_shared: a receive that reduces"};
+      const char* from = win.data(op.peer);
+      for (int b : op.blocks) {
+        const BlockRange r = range_of(buf, blocks, b);
+        if (r.count == 0) continue;
+        win.wait_published(op.peer, b);
+        const MpiStatus s = unpack_elements(layout.at(buf.work, r.offset),
+                                            from + r.offset * layout.size, r.count, layout, comm);
+        if (!s.ok()) return s;
+      }
+    }
+  }
+  win.end_call();
+  return {};
+}
+
+}  // namespace papcoll
