@@ -18,7 +18,8 @@ BlockRange range_of(const ExecBuffer& buf, int blocks, int b) {
 }  // namespace
 
 bool fits_shared_window(int p, int64_t blocks, int64_t data_bytes) {
-  const int64_t segment = 256 + blocks * 8 + data_bytes;
+  // What SharedWindow::reserve may allocate for it, headroom included.
+  const int64_t segment = 4096 + 2 * 8 * blocks + data_bytes * 3 / 2 + 4096;
   return blocks >= 0 && data_bytes >= 0 && segment <= kMaxWindowBytes / std::max(p, 1);
 }
 

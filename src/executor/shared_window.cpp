@@ -66,9 +66,11 @@ MpiStatus SharedWindow::reserve(MPI_Comm comm, int64_t blocks, int64_t data_byte
     release();
   }
   // Grow with headroom so a caller sweeping sizes does not reallocate on every call.
-  blocks_ = std::max<int64_t>({blocks, 2 * blocks_, 64});
-  data_bytes_ = round_up(std::max<int64_t>({data_bytes, data_bytes_ + data_bytes_ / 2, 4096}),
-                         4096);
+  // Never more than twice the blocks and half again the bytes asked for (fits_shared_window's
+  // bound includes that headroom).
+  blocks_ = std::max<int64_t>({blocks, std::min(2 * blocks_, 2 * blocks), 64});
+  data_bytes_ = round_up(
+      std::max<int64_t>({data_bytes, std::min(data_bytes_, data_bytes) * 3 / 2, 4096}), 4096);
   header_bytes_ = kLine + round_up(blocks_ * static_cast<int64_t>(sizeof(uint64_t)), kLine);
   PAPCOLL_MPI_TRY(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
   PAPCOLL_MPI_TRY(MPI_Comm_size(comm, &size_), "MPI_Comm_size");
