@@ -237,7 +237,7 @@ GeneratorInput input_of(const Args& a, const AlgorithmInfo& info, int p, int blo
   const int per = info.collective == Collective::allgatherv ? p : 1;
   if (blocks > 0 && static_cast<long long>(blocks) * per > (1 << 26))
     usage_error("--blocks is too large for p=" + std::to_string(p));
-  in.blocks = blocks > 0 ? blocks * per : info.default_blocks(p);
+  in.blocks = blocks > 0 ? blocks * per : default_blocks_for(info, p);
   in.root = a.has("--root") && a.get("--root") != "all" ? parse_range("--root", a.get("--root")).lo
                                                           : -1;
   if (in.root >= p) usage_error("--root must be below p=" + std::to_string(p));
@@ -321,7 +321,7 @@ int cmd_show(const Args& a) {
   const int blocks = a.has("--blocks") ? parse_range("--blocks", a.get("--blocks")).lo : 0;
   GeneratorInput in;
   const AlgorithmInfo& info = resolved_algorithm(a, c, p, blocks, &in);
-  const Schedule s = info.generate(in);
+  const Schedule s = generate_schedule(info, in);
   const std::string fmt = a.get("--format", "text");
   if (fmt == "json") write_schedule_json(std::cout, s);
   else if (fmt == "text") write_schedule_text(std::cout, s);
@@ -361,7 +361,7 @@ int cmd_verify(const Args& a) {
           } else if (!a.has("--arrivals")) {
             in.arrivals.clear();
           }
-          const Schedule s = info->generate(in);
+          const Schedule s = generate_schedule(*info, in);
           VerifyResult v = verify_schedule(s);
           // Clairvoyant promises more: one send and one receive per rank and round, and never a
           // segment sent in the round it arrives (Sect. 4.2).
@@ -398,7 +398,7 @@ int cmd_cost(const Args& a) {
   const AlgorithmInfo& info = resolved_algorithm(a, c, p, blocks, &in);
   const double bytes = a.has("--bytes") ? parse_double("--bytes", a.get("--bytes")) : 0.0;
   if (bytes < 0) usage_error("--bytes must not be negative");
-  const Schedule s = info.generate(in);
+  const Schedule s = generate_schedule(info, in);
   const VerifyResult v = verify_schedule(s);
   if (!v.ok) {
     std::cerr << "papcoll-sched: schedule does not verify: " << v.error << '\n';

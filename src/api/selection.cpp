@@ -53,11 +53,11 @@ Predicted predicted_elapsed(const AlgorithmInfo& algo, GeneratorInput in,
   try {
     if (algo.uses_arrivals) {
       prepare(algo, &in);
-      return {inf, evaluate_cost(algo.generate(in), arrivals, in.cost, bytes).mean_elapsed};
+      return {inf, evaluate_cost(generate_schedule(algo, in), arrivals, in.cost, bytes).mean_elapsed};
     }
     in.arrivals.clear();
     prepare(algo, &in);
-    const Schedule s = algo.generate(in);
+    const Schedule s = generate_schedule(algo, in);
     return {evaluate_cost(s, {}, in.cost, bytes).mean_elapsed,
             evaluate_cost(s, arrivals, in.cost, bytes).mean_elapsed};
   } catch (const std::exception&) {

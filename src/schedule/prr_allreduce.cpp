@@ -12,19 +12,19 @@
 // segment per slot to its successor, preferring the segment with the most hops left, then the
 // lowest index. The slot is the transfer's round, so every rank executes in predicted-time order;
 // with equal arrivals this is exactly the ring schedule.
+//
+// The arrivals enter only as the plan (prr_plan.hpp): the arrival order and integer slots.
 #include <algorithm>
-#include <cmath>
-#include <limits>
 
 #include "schedule/allreduce_generators.hpp"
-#include "schedule/builder.hpp"
+#include "schedule/prr_plan.hpp"
 
 namespace papcoll {
 
 namespace {
 
 struct Segment {
-  std::vector<int> blocks;
+  BlockSet blocks;
   int holder = 0;   // position holding the partial (or final) result
   int hops = 0;     // transfers done, 0 .. 2(p-1)
   long ready = 0;   // first slot in which the holder may forward it
@@ -32,37 +32,13 @@ struct Segment {
 
 }  // namespace
 
-Schedule prr_allreduce_schedule(const GeneratorInput& in) {
+void prr_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   const int p = in.p;
-  ScheduleBuilder b(Collective::allreduce, "prr", p, in.blocks);
-  if (p == 1) return std::move(b).build();
-
-  const std::vector<int> order = arrival_order(p, in.arrivals);
-  const double tau = block_round_time(in);
-  std::vector<double> a(static_cast<size_t>(p), 0.0);
-  if (static_cast<int>(in.arrivals.size()) == p)
-    for (int i = 0; i < p; ++i) a[i] = in.arrivals[order[i]];
-
-  // Fig. 7 lines 1-6: pre-steps per position.
-  std::vector<int> k(static_cast<size_t>(p), 0);
-  for (int i = p - 2; i >= 0; --i)
-    k[i] = (a[p - 1] - a[i + 1] >= (k[i + 1] + 1) * tau) ? k[i + 1] + 1 : k[i + 1];
-  // Fig. 7 lines 7-13 (fixed, see above): start position of each segment.
-  std::vector<int> sp(static_cast<size_t>(p), 0);
-  for (int j = 0, i = 0; j < p; ++j) {
-    while (i + k[i] < j) ++i;
-    sp[j] = i;
-  }
-
-  // Arrival slots relative to the earliest rank. Slots past what the schedule can use are capped
-  // so a huge delay cannot make the simulation long.
-  const long cap = 4L * p + 8;
-  std::vector<long> slot(static_cast<size_t>(p), 0);
-  for (int i = 0; i < p; ++i) {
-    const double s = std::floor((a[i] - a[0]) / tau + 1e-9);
-    slot[i] = std::isfinite(s) ? std::clamp<long>(static_cast<long>(std::min(s, 1e15)), 0, cap)
-                               : cap;
-  }
+  if (p == 1) return;
+  const PrrPlan plan = prr_plan(in);
+  const std::vector<int>& order = plan.order;
+  const std::vector<long>& slot = plan.slot;
+  const std::vector<int> sp = prr_segment_starts(plan);
 
   std::vector<Segment> segs;
   for (int j = 0; j < p; ++j) {
@@ -89,14 +65,15 @@ Schedule prr_allreduce_schedule(const GeneratorInput& in) {
       if (pick[from] < 0) continue;
       Segment& s = segs[pick[from]];
       const int to = (from + 1) % p;
-      b.transfer(static_cast<int>(t), order[from], order[to], s.blocks,
-                 s.hops < p - 1 ? Combine::reduce : Combine::copy);
+      out.transfer(t, order[from], order[to], s.blocks,
+                   s.hops < p - 1 ? Combine::reduce : Combine::copy);
       s.holder = to;
       s.ready = t + 1;
       if (++s.hops == total_hops) ++done;
     }
   }
-  return std::move(b).build();
 }
+
+std::string prr_arrival_key(const GeneratorInput& in) { return prr_plan(in).key(); }
 
 }  // namespace papcoll

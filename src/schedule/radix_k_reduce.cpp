@@ -12,7 +12,6 @@
 // Ranks are taken relative to the root, which is virtual rank 0.
 #include <utility>
 
-#include "schedule/builder.hpp"
 #include "schedule/reduce_generators.hpp"
 
 namespace papcoll {
@@ -39,16 +38,14 @@ std::vector<int> factor(int n) {
 
 }  // namespace
 
-Schedule radix_k_reduce_schedule(const GeneratorInput& in) {
+void radix_k_reduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   const int p = in.p, root = reduce_root(in);
-  ScheduleBuilder b(Collective::reduce, "radix-k", p, in.blocks, root);
   int pp = p;
   std::vector<int> k = factor(pp);
   while (pp > 1 && k.empty()) k = factor(--pp);
   const int extra = p - pp;  // < pp: the powers of two alone leave fewer than half out
   auto real = [&](int v) { return (v + root) % p; };
-  const std::vector<int> all = block_span(0, in.blocks);
-  for (int e = 0; e < extra; ++e) b.transfer(0, real(pp + e), real(e), all, Combine::reduce);
+  const BlockSet all = BlockSet::range(0, in.blocks);
 
   std::vector<int> stride(k.size());
   for (size_t i = 0, s = 1; i < k.size(); s *= static_cast<size_t>(k[i]), ++i)
@@ -59,31 +56,43 @@ Schedule radix_k_reduce_schedule(const GeneratorInput& in) {
     return std::make_pair(r.first + static_cast<int>(len * c / parts),
                           r.first + static_cast<int>(len * (c + 1) / parts));
   };
+  auto span = [](std::pair<int, int> r) { return BlockSet::range(r.first, r.second); };
 
-  int round = 1;
-  std::vector<std::pair<int, int>> range(static_cast<size_t>(pp), {0, in.blocks});
-  std::vector<std::vector<std::pair<int, int>>> after;  // range of each rank after round i
-  for (size_t i = 0; i < k.size(); ++i) {
-    for (int t = 1; t < k[i]; ++t, ++round)
-      for (int v = 0; v < pp; ++v) {
-        const int c = digit(v, i), to_digit = (c + t) % k[i];
-        const auto [lo, hi] = part(range[v], k[i], to_digit);
-        b.transfer(round, real(v), real(v + (to_digit - c) * stride[i]), block_span(lo, hi),
-                   Combine::reduce);
-      }
-    for (int v = 0; v < pp; ++v) range[v] = part(range[v], k[i], digit(v, i));
-    after.push_back(range);
-  }
-  for (size_t i = k.size(); i-- > 0; ++round)
-    for (int v = 0; v < pp; ++v) {
-      bool leader_above = true;  // digits after i are all 0
-      for (size_t j = i + 1; j < k.size(); ++j) leader_above = leader_above && digit(v, j) == 0;
-      const int c = digit(v, i);
-      if (!leader_above || c == 0) continue;
-      b.transfer(round, real(v), real(v - c * stride[i]),
-                 block_span(after[i][v].first, after[i][v].second), Combine::copy);
+  for (int r = out.first_rank(); r < out.last_rank(); ++r) {
+    const int v = ((r - root) % p + p) % p;
+    if (v >= pp) {  // folded into v - pp
+      out.send(r, 0, real(v - pp), all);
+      continue;
     }
-  return std::move(b).build();
+    if (v < extra) out.recv(r, 0, real(pp + v), all, Combine::reduce);
+    // Reduce-scatter: before round i v's range is shared by its whole group (the ranks that
+    // differ from v in digit i only), so member c - t sends v exactly part c of it.
+    int round = 1;
+    std::pair<int, int> range{0, in.blocks};
+    std::vector<std::pair<int, int>> before(k.size());  // v's range before round i
+    for (size_t i = 0; i < k.size(); ++i) {
+      before[i] = range;
+      const int c = digit(v, i);
+      for (int t = 1; t < k[i]; ++t, ++round) {
+        const int to_digit = (c + t) % k[i], from_digit = (c - t + k[i]) % k[i];
+        out.send(r, round, real(v + (to_digit - c) * stride[i]), span(part(range, k[i], to_digit)));
+        out.recv(r, round, real(v + (from_digit - c) * stride[i]), span(part(range, k[i], c)),
+                 Combine::reduce);
+      }
+      range = part(range, k[i], c);
+    }
+    // Gather, digits in reverse: v sends its range after round i to its group's leader at the step
+    // of its highest non-zero digit i; before that it leads its groups, taking member c's part c.
+    for (size_t i = k.size(); i-- > 0; ++round) {
+      const int c = digit(v, i);
+      if (c != 0) {
+        out.send(r, round, real(v - c * stride[i]), span(part(before[i], k[i], c)));
+        break;
+      }
+      for (int m = 1; m < k[i]; ++m)
+        out.recv(r, round, real(v + m * stride[i]), span(part(before[i], k[i], m)), Combine::copy);
+    }
+  }
 }
 
 }  // namespace papcoll
