@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model/link_model_io.hpp"
+#include "papcoll_sched_time.hpp"
 #include "schedule/circulant_check.hpp"
 #include "schedule/circulant_skips.hpp"
 #include "schedule/circulant_timing.hpp"
@@ -42,6 +43,9 @@ const char* kUsage =
     "       papcoll-sched show|verify|cost ALGO --collective scatterv|gatherv --p P\n"
     "                            [--root R] [--counts c0,c1,...] [--elem-bytes E]\n"
     "                            [--model FILE | --alpha A --beta B] [--bytes M]\n"
+    "       papcoll-sched time   ALGO --p P [--rank R|all] [--blocks B] [--root R]\n"
+    "                            [--arrivals a0,...|--pattern balanced|one-late|random]\n"
+    "                            [--bytes M] [--calls N] [--seed S] [--format json|text]\n"
     "       papcoll-sched bench clairvoyant --p P|P1..P2 [--blocks N] [--dist uniform,skewed]\n"
     "                            [--runs R] [--impl linear,pairing,segtree] [--seed S] [--json]\n"
     "       papcoll-sched verify-circulant --from P1 --to P2 [--threads N] [--json]\n"
@@ -113,7 +117,8 @@ Args parse_args(int argc, char** argv) {
   static const char* known[] = {"--p", "--blocks", "--root", "--arrivals", "--tau",
                                 "--collective", "--format", "--bytes", "--alpha", "--beta",
                                 "--gamma", "--random-arrivals", "--seed", "--round-time",
-                                "--impl", "--counts", "--elem-bytes", "--model"};
+                                "--impl", "--counts", "--elem-bytes", "--model", "--rank",
+                                "--pattern", "--calls"};
   Args a;
   if (argc < 2) usage_error("missing command");
   a.command = argv[1];
@@ -305,6 +310,51 @@ const AlgorithmInfo& resolved_algorithm(const Args& a, Collective c, int p, int 
   std::cerr << "papcoll-sched: auto chose " << choice.algorithm->name << " (predicted "
             << choice.predicted << " s)\n";
   return *choice.algorithm;
+}
+
+// papcoll-sched time (papcoll_sched_time.hpp): the calling rank's generation per call. Patterns:
+// balanced (no arrival times), one-late (rank p/2 arrives 2p block times after the others, long
+// enough for PRR's whole pre-reduction), random (uniform in [0, 2p block times), --seed).
+int cmd_time(const Args& a) {
+  const Collective c = collective_of(a);
+  if (!a.has("--p")) usage_error("time needs --p");
+  const int p = parse_range("--p", a.get("--p")).lo;
+  if (p < 1) usage_error("--p must be at least 1");
+  const int blocks = a.has("--blocks") ? parse_range("--blocks", a.get("--blocks")).lo : 0;
+  if (blocks < 0) usage_error("--blocks must not be negative");
+  GeneratorInput in;
+  const AlgorithmInfo& info = resolved_algorithm(a, c, p, blocks, &in);
+  in.bytes = a.has("--bytes") ? parse_double("--bytes", a.get("--bytes")) : 4.0 * (1 << 20);
+  sched_time::Options opt;
+  opt.pattern = a.has("--arrivals") ? "given" : a.get("--pattern", "balanced");
+  if (a.has("--arrivals") && a.has("--pattern")) usage_error("give --arrivals or --pattern");
+  const double tau = block_round_time(in);
+  if (opt.pattern == "one-late") {
+    in.arrivals.assign(static_cast<size_t>(p), 0.0);
+    in.arrivals[static_cast<size_t>(p / 2)] = 2.0 * p * tau;
+  } else if (opt.pattern == "random") {
+    std::mt19937_64 rng(static_cast<uint64_t>(a.has("--seed") ? parse_range("--seed", a.get("--seed")).lo : 1));
+    std::uniform_real_distribution<double> d(0, 2.0 * p * tau);
+    in.arrivals.resize(static_cast<size_t>(p));
+    for (double& x : in.arrivals) x = d(rng);
+  } else if (opt.pattern != "balanced" && opt.pattern != "given") {
+    usage_error("--pattern must be balanced, one-late or random");
+  }
+  if (!info.uses_arrivals) in.arrivals.clear();
+  if (a.has("--calls")) opt.calls = parse_range("--calls", a.get("--calls")).lo;
+  if (opt.calls < 1) usage_error("--calls must be at least 1");
+  const std::string rank = a.get("--rank", "0");
+  if (rank == "all") {
+    for (int r = 0; r < p; ++r) opt.ranks.push_back(r);
+  } else {
+    const int r = parse_range("--rank", rank).lo;
+    if (r < 0 || r >= p) usage_error("--rank must be in [0, p) or all");
+    opt.ranks.push_back(r);
+  }
+  const std::string fmt = a.get("--format", "text");
+  if (fmt != "json" && fmt != "text") usage_error("--format must be json or text");
+  opt.json = fmt == "json";
+  return sched_time::run(info, in, opt);
 }
 
 int cmd_list() {
@@ -622,6 +672,7 @@ int main(int argc, char** argv) {
     if (a.command == "show") return cmd_show(a);
     if (a.command == "verify") return cmd_verify(a);
     if (a.command == "cost") return cmd_cost(a);
+    if (a.command == "time") return cmd_time(a);
   } catch (const std::invalid_argument& e) {  // a generator refusing its input
     usage_error(e.what());
   }

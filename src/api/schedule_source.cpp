@@ -7,7 +7,6 @@
 
 #include "api/error.hpp"
 #include "papcoll/papcoll.h"
-#include "schedule/portions.hpp"
 #include "schedule/scatter_gather_generators.hpp"
 #include "verify/verifier.hpp"
 
@@ -39,36 +38,6 @@ std::string bounds_problem(const RankSchedule& rs, const GeneratorInput& in, int
   return "";
 }
 
-template <typename T>
-void append_bytes(std::string& key, const T& v) {
-  key.append(reinterpret_cast<const char*>(&v), sizeof v);
-}
-
-// The cache key of algo's schedule for `in`: everything the generator reads besides p (fixed per
-// communicator). Arrival-aware algorithms read the arrivals only through their quantised form
-// (AlgorithmInfo::arrival_key); the scatterv/gatherv trees depend on every portion's size and on
-// the links (scatter_gather_generators.hpp), so their key carries the portion sizes as the
-// generators see them (portion_bytes) and the link model's address (kept alive by the entry), or
-// alpha and beta. `algo` null: the collective's "auto" choice, itself a function of the key.
-std::string key_of(Collective c, const AlgorithmInfo* algo, const GeneratorInput& in) {
-  std::string key;
-  append_bytes(key, c);
-  append_bytes(key, algo);
-  append_bytes(key, in.blocks);
-  append_bytes(key, in.root);
-  if (algo != nullptr && algo->uses_arrivals) key += algo->arrival_key(in);
-  if (c == Collective::scatterv || c == Collective::gatherv) {
-    for (double b : portion_bytes(in)) append_bytes(key, b);
-    if (in.link_model != nullptr) {
-      append_bytes(key, in.link_model.get());
-    } else {
-      append_bytes(key, in.cost.alpha);
-      append_bytes(key, in.cost.beta);
-    }
-  }
-  return key;
-}
-
 // Generates this rank's part of algo's schedule for `in` and checks it.
 int generate_checked(CommContext& ctx, const AlgorithmInfo& algo, const GeneratorInput& in,
                      const char* caller, std::shared_ptr<const RankSchedule>* out) {
@@ -93,7 +62,7 @@ int generate_checked(CommContext& ctx, const AlgorithmInfo& algo, const Generato
 
 int obtain_schedule(CommContext& ctx, const AlgorithmInfo& algo, const GeneratorInput& in,
                     const char* caller, std::shared_ptr<const RankSchedule>* out) {
-  std::string key = key_of(algo.collective, &algo, in);
+  std::string key = schedule_key(algo.collective, &algo, in);
   if (const ScheduleCache::Entry* hit = ctx.schedules.find(key)) {
     *out = hit->schedule;
     return PAPCOLL_SUCCESS;
@@ -106,7 +75,7 @@ int obtain_schedule(CommContext& ctx, const AlgorithmInfo& algo, const Generator
 int obtain_sg_schedule(CommContext& ctx, Collective c, const AlgorithmInfo* algo,
                        const GeneratorInput& in, const char* caller,
                        std::shared_ptr<const RankSchedule>* out, const AlgorithmInfo** used) {
-  std::string key = key_of(c, algo, in);
+  std::string key = schedule_key(c, algo, in);
   if (const ScheduleCache::Entry* hit = ctx.schedules.find(key)) {
     *out = hit->schedule;
     *used = algo != nullptr ? algo : hit->chosen;

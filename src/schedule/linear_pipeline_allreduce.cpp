@@ -45,6 +45,7 @@ void pipeline(const GeneratorInput& in, const std::vector<int>& order, ScheduleS
     std::iota(by_offset.begin(), by_offset.end(), size_t{0});
     std::stable_sort(by_offset.begin(), by_offset.end(),
                      [&](size_t a, size_t b) { return pattern[a].offset > pattern[b].offset; });
+    out.reserve(r, pattern.size() * static_cast<size_t>(in.blocks));
     int64_t first = pattern.front().offset, last = pattern.front().offset;
     for (const BlockOp& op : pattern) {
       first = std::min(first, op.offset);

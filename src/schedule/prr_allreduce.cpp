@@ -6,70 +6,125 @@
 // Fig. 7 lines 7-13 as extracted never assign sp_j in the else branch; the evident intent (and the
 // only reading that gives every segment a start) is "advance i until i + k_i >= j, then sp_j = i".
 //
-// Order of transfers: the loops of Fig. 7 are blocking per segment, which on a real ring would
-// stall early ranks behind the late one. We instead give every transfer the slot (in units of tau)
-// at which it can first happen under the predicted arrivals: each position forwards at most one
-// segment per slot to its successor, preferring the segment with the most hops left, then the
-// lowest index. The slot is the transfer's round, so every rank executes in predicted-time order;
-// with equal arrivals this is exactly the ring schedule.
+// Order of transfers (docs/algorithms.md, "PRR as implemented"): the loops of Fig. 7 block on each
+// receive in a fixed segment order, which on a real ring stalls early ranks behind the late one.
+// Every transfer gets a slot (in units of tau) instead, and the slot is its round, so each rank
+// executes in predicted-time order. The slots come from lanes: segment j travels without waiting,
+// hop h in slot tau_j + h, so it crosses position x in a slot congruent to (tau_j - sp_j) + x mod p;
+// segments with distinct lanes (tau_j - sp_j) mod p never meet on a link. Each segment takes the
+// earliest start tau_j at which every hop of its path finds both ends arrived (need_j), on a free
+// lane, segments in order of need_j then index. Every rank derives the same lanes in O(p log p)
+// from the plan and then only its own ops: 4 per segment at most. With equal arrivals this is the
+// ring schedule; in every pattern tested it gives each position the same finishing slot as the
+// slot-by-slot simulation of the whole ring it replaces (tests/unit/prr_test.cpp).
 //
 // The arrivals enter only as the plan (prr_plan.hpp): the arrival order and integer slots.
 #include <algorithm>
+#include <numeric>
 
 #include "schedule/allreduce_generators.hpp"
 #include "schedule/prr_plan.hpp"
 
 namespace papcoll {
 
-namespace {
-
-struct Segment {
-  BlockSet blocks;
-  int holder = 0;   // position holding the partial (or final) result
-  int hops = 0;     // transfers done, 0 .. 2(p-1)
-  long ready = 0;   // first slot in which the holder may forward it
-};
-
-}  // namespace
+PrrLanes prr_lanes(const PrrPlan& plan, int blocks) {
+  const int p = static_cast<int>(plan.order.size());
+  PrrLanes l;
+  l.start = prr_segment_starts(plan);
+  l.tau.assign(static_cast<size_t>(p), -1);
+  if (p == 1) return l;
+  // need_j = max over hops h = 0..2p-3 of A[(sp_j + h) mod p] - h, where A[y] is the slot from
+  // which position y and its successor are both there: a sliding-window maximum of
+  // B[y] = A[y mod p] - y over the window [sp_j, sp_j + 2p - 3], whose start never decreases.
+  const long hops = 2L * (p - 1);
+  std::vector<long> b_of(static_cast<size_t>(3 * p));
+  for (int y = 0; y < 3 * p; ++y) {
+    const int x = y % p;
+    b_of[y] = std::max(plan.slot[x], plan.slot[(x + 1) % p]) - y;
+  }
+  auto B = [&](long y) { return b_of[static_cast<size_t>(y)]; };
+  std::vector<long> need(static_cast<size_t>(p));
+  std::vector<long> window(static_cast<size_t>(3 * p));  // indices y with decreasing B[y]
+  size_t head = 0, tail = 0;
+  long next = 0;
+  for (int j = 0; j < p; ++j) {
+    const long lo = l.start[j], hi = lo + hops - 1;
+    for (; next <= hi; ++next) {
+      while (tail > head && B(window[tail - 1]) <= B(next)) --tail;
+      window[tail++] = next;
+    }
+    while (window[head] < lo) ++head;
+    need[j] = lo + B(window[head]);
+  }
+  // Lanes, segments in order of need then index; an empty chunk (B < p) carries nothing and
+  // takes no lane. free_lane: union-find over lanes, each pointing at the next free one.
+  std::vector<int> segments;
+  for (int j = 0; j < p; ++j)
+    if (static_cast<int64_t>(j + 1) * blocks / p > static_cast<int64_t>(j) * blocks / p)
+      segments.push_back(j);
+  std::sort(segments.begin(), segments.end(),
+            [&](int a, int b) { return need[a] != need[b] ? need[a] < need[b] : a < b; });
+  std::vector<int> up(static_cast<size_t>(p));
+  std::iota(up.begin(), up.end(), 0);
+  auto free_lane = [&](int lane) {
+    int root = lane;
+    while (up[root] != root) root = up[root];
+    while (up[lane] != root) lane = std::exchange(up[lane], root);
+    return root;
+  };
+  for (int j : segments) {
+    const int wanted = static_cast<int>(((need[j] - l.start[j]) % p + p) % p);
+    const int lane = free_lane(wanted);
+    up[lane] = free_lane((lane + 1) % p);  // lane taken: point past it (never all taken before the last)
+    l.tau[j] = need[j] + (lane - wanted + p) % p;
+  }
+  return l;
+}
 
 void prr_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   const int p = in.p;
   if (p == 1) return;
   const PrrPlan plan = prr_plan(in);
-  const std::vector<int>& order = plan.order;
-  const std::vector<long>& slot = plan.slot;
-  const std::vector<int> sp = prr_segment_starts(plan);
-
-  std::vector<Segment> segs;
-  for (int j = 0; j < p; ++j) {
-    Segment s;
-    s.blocks = chunk_blocks(in.blocks, p, j);
-    if (s.blocks.empty()) continue;
-    s.holder = sp[j];
-    s.ready = slot[sp[j]];
-    segs.push_back(std::move(s));
-  }
-  const int total_hops = 2 * (p - 1);
-  size_t done = 0;
-  for (long t = 0; done < segs.size(); ++t) {
-    std::vector<int> pick(static_cast<size_t>(p), -1);
-    for (size_t j = 0; j < segs.size(); ++j) {
-      const Segment& s = segs[j];
-      if (s.hops == total_hops || s.ready > t) continue;
-      const int from = s.holder, to = (from + 1) % p;
-      if (slot[from] > t || slot[to] > t) continue;
-      const int cur = pick[from];
-      if (cur < 0 || segs[cur].hops > s.hops) pick[from] = static_cast<int>(j);
+  const PrrLanes lanes = prr_lanes(plan, in.blocks);
+  std::vector<int> position(static_cast<size_t>(p));
+  for (int x = 0; x < p; ++x) position[plan.order[x]] = x;
+  // A position sends at most one segment per slot and receives at most one (the lanes), so its
+  // ops are laid out by slot in two arrays (-1: none) and emitted in slot order.
+  long first_slot = 0, last_slot = 0;
+  for (long t : lanes.tau)
+    if (t >= 0) last_slot = std::max(last_slot, t + 2L * (p - 1));
+  std::vector<int> chunk_first(static_cast<size_t>(p) + 1);  // chunk j: [first[j], first[j+1])
+  for (int j = 0; j <= p; ++j)
+    chunk_first[j] = static_cast<int>(static_cast<int64_t>(j) * in.blocks / p);
+  auto chunk = [&](int j) { return BlockSet::range(chunk_first[j], chunk_first[j + 1]); };
+  std::vector<int> recv_at, send_at;
+  for (int r = out.first_rank(); r < out.last_rank(); ++r) {
+    const int x = position[r];
+    const int next = plan.order[(x + 1) % p], prev = plan.order[(x + p - 1) % p];
+    recv_at.assign(static_cast<size_t>(last_slot - first_slot + 1), -1);
+    send_at.assign(recv_at.size(), -1);
+    size_t ops = 0;
+    for (int j = 0; j < p; ++j) {
+      if (lanes.tau[j] < 0) continue;  // an empty chunk
+      const int here = ((x - lanes.start[j]) % p + p) % p;  // hops from the start to x
+      // Reduce: hop h leaves position sp_j + h for h = 0..p-2; copy: hop p-1+d leaves sp_j - 1 + d
+      // for d = 0..p-2. Position x receives the hop that left x - 1 and sends the one leaving x.
+      // Receives are stored as 2j (reduce) or 2j + 1 (copy).
+      const int in_reduce = (here + p - 1) % p, in_copy = here;
+      const int out_reduce = here, out_copy = (here + 1) % p;
+      const long base = lanes.tau[j] - first_slot;
+      if (in_reduce <= p - 2) recv_at[base + in_reduce] = 2 * j, ++ops;
+      if (out_reduce <= p - 2) send_at[base + out_reduce] = j, ++ops;
+      if (in_copy <= p - 2) recv_at[base + p - 1 + in_copy] = 2 * j + 1, ++ops;
+      if (out_copy <= p - 2) send_at[base + p - 1 + out_copy] = j, ++ops;
     }
-    for (int from = 0; from < p; ++from) {
-      if (pick[from] < 0) continue;
-      Segment& s = segs[pick[from]];
-      const int to = (from + 1) % p;
-      out.transfer(t, order[from], order[to], s.blocks,
-                   s.hops < p - 1 ? Combine::reduce : Combine::copy);
-      s.holder = to;
-      s.ready = t + 1;
-      if (++s.hops == total_hops) ++done;
+    out.reserve(r, ops);
+    for (size_t t = 0; t < recv_at.size(); ++t) {
+      const int64_t round = first_slot + static_cast<int64_t>(t);
+      if (const int k = recv_at[t]; k >= 0)
+        out.recv(r, round, prev, chunk(k / 2),
+                 k % 2 == 0 ? Combine::reduce : Combine::copy);
+      if (const int j = send_at[t]; j >= 0) out.send(r, round, next, chunk(j));
     }
   }
 }

@@ -28,4 +28,12 @@ std::vector<int> prr_pre_steps(const PrrPlan& plan);
 // with i + k_i >= j.
 std::vector<int> prr_segment_starts(const PrrPlan& plan);
 
+// The transfer slots of prr_allreduce.cpp: segment j (a non-empty chunk of `blocks`) makes hop h
+// in slot tau[j] + h, from position start[j] + h (mod p); tau[j] = -1 for an empty chunk.
+struct PrrLanes {
+  std::vector<int> start;
+  std::vector<long> tau;
+};
+PrrLanes prr_lanes(const PrrPlan& plan, int blocks);
+
 }  // namespace papcoll

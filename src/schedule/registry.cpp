@@ -250,8 +250,11 @@ std::vector<int> arrival_order(int p, const std::vector<double>& arrivals) {
   std::vector<int> order(static_cast<size_t>(p));
   std::iota(order.begin(), order.end(), 0);
   if (static_cast<int>(arrivals.size()) != p) return order;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int x, int y) { return arrivals[x] < arrivals[y]; });
+  // (time, rank) pairs sorted: ties by rank without a stable sort's extra work.
+  std::vector<std::pair<double, int>> keyed(static_cast<size_t>(p));
+  for (int r = 0; r < p; ++r) keyed[r] = {arrivals[r], r};
+  std::sort(keyed.begin(), keyed.end());
+  for (int i = 0; i < p; ++i) order[i] = keyed[i].second;
   return order;
 }
 

@@ -13,6 +13,7 @@ void ring_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   auto chunk = [&](int j) { return chunk_blocks(in.blocks, p, ((j % p) + p) % p); };
   for (int r = out.first_rank(); r < out.last_rank(); ++r) {
     const int next = (r + 1) % p, prev = (r + p - 1) % p;
+    out.reserve(r, 4 * static_cast<size_t>(p - 1));
     for (int h = 0; h + 1 < p; ++h) {
       out.send(r, h, next, chunk(r - h));
       out.recv(r, h, prev, chunk(r - 1 - h), Combine::reduce);

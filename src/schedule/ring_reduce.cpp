@@ -14,6 +14,7 @@ void ring_reduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   auto chunk = [&](int j) { return chunk_blocks(in.blocks, p, ((j % p) + p) % p); };
   for (int r = out.first_rank(); r < out.last_rank(); ++r) {
     const int v = ((r - root) % p + p) % p;
+    out.reserve(r, (v == 0 ? 3 : 2) * static_cast<size_t>(p));
     for (int h = 0; h + 1 < p; ++h) {
       out.send(r, h, real(v + 1), chunk(v - h));
       out.recv(r, h, real(v - 1), chunk(v - 1 - h), Combine::reduce);

@@ -61,14 +61,10 @@ bool BlockSet::operator==(const BlockSet& o) const {
   return std::equal(a.begin(), a.end(), b.begin(), b.end());
 }
 
-void RankSchedule::add(int64_t round, Op op) {
-  if (steps.empty() || steps.back().round != round) {
-    if (!steps.empty() && round < steps.back().round)
-      throw std::logic_error("RankSchedule::add: rounds out of order");
-    steps.push_back(Step{round, static_cast<int>(ops.size()), 0});
-  }
-  ops.push_back(std::move(op));
-  ++steps.back().op_count;
+void RankSchedule::new_step(int64_t round) {
+  if (!steps.empty() && round < steps.back().round)
+    throw std::logic_error("RankSchedule::add: rounds out of order");
+  steps.push_back(Step{round, static_cast<int>(ops.size()), 0});
 }
 
 int64_t RankSchedule::bytes() const {

@@ -96,10 +96,17 @@ struct RankSchedule {
     return {ops.data() + s.first_op, static_cast<size_t>(s.op_count)};
   }
   // Appends `op` to the step of `round`, which must be the last step's round or a later one.
-  void add(int64_t round, Op op);
+  void add(int64_t round, Op op) {
+    if (steps.empty() || steps.back().round != round) new_step(round);
+    ops.push_back(std::move(op));
+    ++steps.back().op_count;
+  }
   // Heap bytes held (for the schedule cache's byte limit).
   int64_t bytes() const;
   bool operator==(const RankSchedule&) const = default;
+
+ private:
+  void new_step(int64_t round);
 };
 
 struct Schedule {

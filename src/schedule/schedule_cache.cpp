@@ -2,7 +2,36 @@
 
 #include <cstdlib>
 
+#include "schedule/portions.hpp"
+
 namespace papcoll {
+namespace {
+
+template <typename T>
+void append_bytes(std::string& key, const T& v) {
+  key.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+}  // namespace
+
+std::string schedule_key(Collective c, const AlgorithmInfo* algo, const GeneratorInput& in) {
+  std::string key;
+  append_bytes(key, c);
+  append_bytes(key, algo);
+  append_bytes(key, in.blocks);
+  append_bytes(key, in.root);
+  if (algo != nullptr && algo->uses_arrivals) key += algo->arrival_key(in);
+  if (c == Collective::scatterv || c == Collective::gatherv) {
+    for (double b : portion_bytes(in)) append_bytes(key, b);
+    if (in.link_model != nullptr) {
+      append_bytes(key, in.link_model.get());
+    } else {
+      append_bytes(key, in.cost.alpha);
+      append_bytes(key, in.cost.beta);
+    }
+  }
+  return key;
+}
 
 ScheduleCache::ScheduleCache(int64_t byte_limit) : limit_(byte_limit) {}
 

@@ -16,6 +16,15 @@
 
 namespace papcoll {
 
+// The cache key of algo's schedule of collective c for `in`: everything the generator reads besides
+// p (fixed per communicator). Arrival-aware algorithms read the arrivals only through their
+// quantised form (AlgorithmInfo::arrival_key); the scatterv/gatherv trees depend on every portion's
+// size and on the links (scatter_gather_generators.hpp), so their key carries the portion sizes as
+// the generators see them (portion_bytes) and the link model's address (the entry keeps the model
+// alive), or alpha and beta. `algo` null: the collective's "auto" choice, itself a function of the
+// key.
+std::string schedule_key(Collective c, const AlgorithmInfo* algo, const GeneratorInput& in);
+
 class ScheduleCache {
  public:
   explicit ScheduleCache(int64_t byte_limit = default_limit());

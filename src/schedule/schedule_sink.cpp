@@ -17,8 +17,28 @@ void ScheduleSink::add(int rank, int64_t round, Op op) {
   if (!wants(rank)) throw std::logic_error("ScheduleSink: an op for a rank not asked for");
   if (op.peer == rank) throw std::logic_error("schedule transfer from a rank to itself");
   RankOps& r = ranks_[static_cast<size_t>(rank - first_)];
-  if (!r.ops.empty() && round < r.ops.back().round) r.ordered = false;
-  r.ops.push_back(Pending{round, std::move(op)});
+  if (r.ordered && (r.rs.steps.empty() || round >= r.rs.steps.back().round)) {
+    r.rs.add(round, std::move(op));
+    return;
+  }
+  add_unordered(r, round, std::move(op));
+}
+
+void ScheduleSink::add_unordered(RankOps& r, int64_t round, Op op) {
+  if (r.ordered) {
+    r.ordered = false;
+    r.rounds.reserve(r.rs.ops.capacity());
+    for (const Step& st : r.rs.steps) r.rounds.insert(r.rounds.end(), st.op_count, st.round);
+  }
+  r.rs.ops.push_back(std::move(op));
+  r.rounds.push_back(round);
+}
+
+void ScheduleSink::reserve(int rank, size_t ops) {
+  if (!wants(rank)) return;
+  RankOps& r = ranks_[static_cast<size_t>(rank - first_)];
+  r.rs.ops.reserve(ops);
+  r.rs.steps.reserve(ops);
 }
 
 void ScheduleSink::send(int rank, int64_t round, int to, BlockSet blocks) {
@@ -43,15 +63,20 @@ std::vector<RankSchedule> ScheduleSink::take() && {
   std::vector<RankSchedule> out(ranks_.size());
   for (size_t i = 0; i < ranks_.size(); ++i) {
     RankOps& r = ranks_[i];
-    if (!r.ordered)
-      std::stable_sort(r.ops.begin(), r.ops.end(),
-                       [](const Pending& a, const Pending& b) { return a.round < b.round; });
     RankSchedule& rs = out[i];
+    if (r.ordered) {
+      rs = std::move(r.rs);
+    } else {
+      std::vector<size_t> order(r.rounds.size());
+      for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+      std::stable_sort(order.begin(), order.end(),
+                       [&](size_t a, size_t b) { return r.rounds[a] < r.rounds[b]; });
+      rs.ops.reserve(order.size());
+      for (size_t k : order) rs.add(r.rounds[k], std::move(r.rs.ops[k]));
+    }
     rs.rank = first_ + static_cast<int>(i);
-    rs.ops.reserve(r.ops.size());
-    for (Pending& op : r.ops) rs.add(op.round, std::move(op.op));
-    r.ops = {};
   }
+  ranks_.clear();
   return out;
 }
 

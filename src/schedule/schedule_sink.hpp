@@ -35,19 +35,22 @@ class ScheduleSink {
   // Both ends of a message, each kept when its rank is wanted.
   void transfer(int64_t round, int from, int to, const BlockSet& blocks, Combine combine);
 
+  // A hint: about `ops` ops will come for `rank` (saves regrowing its arrays).
+  void reserve(int rank, size_t ops);
+
   // The wanted ranks' schedules in rank order, steps in ascending rounds.
   std::vector<RankSchedule> take() &&;
 
  private:
-  struct Pending {
-    int64_t round;
-    Op op;
-  };
+  // Ops arriving in round order go straight into the rank's schedule; once one comes out of order
+  // the rank keeps every op's round and is sorted (stably) at the end.
   struct RankOps {
-    std::vector<Pending> ops;
+    RankSchedule rs;
     bool ordered = true;
+    std::vector<int64_t> rounds;  // per op, once !ordered
   };
   void add(int rank, int64_t round, Op op);
+  void add_unordered(RankOps& r, int64_t round, Op op);
 
   int p_, first_, last_;
   std::vector<RankOps> ranks_;
