@@ -466,6 +466,18 @@ const OpRunner* find_runner(const std::string& op) {
   return nullptr;
 }
 
+// The first k entries of a random permutation of 0..p-1 (a partial Fisher-Yates shuffle).
+std::vector<int> first_of_permutation(Rng& rng, int p, int k) {
+  std::vector<int> order(static_cast<size_t>(p));
+  for (int r = 0; r < p; ++r) order[r] = r;
+  for (int i = 0; i < k; ++i) {
+    const int j = i + static_cast<int>(rng.next() % static_cast<std::uint64_t>(p - i));
+    std::swap(order[i], order[j]);
+  }
+  order.resize(static_cast<size_t>(k));
+  return order;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The delay model (Fig. 9 lines 3-8). Returns every rank's halfTime in ms; identical on all
 // ranks because the random delays come from a stream seeded identically everywhere (all p
@@ -486,6 +498,21 @@ std::vector<double> half_times_ms(const BenchOptions& o, double max_delay_ms, in
     case DelayMode::rand_late: {
       Rng rng{delay_seed};
       for (double& h : half) h += rng.uniform01() * max_delay_ms / 2.0;  // total: U[0,max)
+      break;
+    }
+    case DelayMode::k_late:
+    case DelayMode::staggered: {
+      // Which ranks are late, and for staggered in which order, is drawn afresh every iteration
+      // from the shared stream, as rand-late's delays are: the first K of a seeded permutation.
+      // k-late: all K by max_delay; staggered: the i-th of them by i/K x max_delay, i = 1..K.
+      Rng rng{delay_seed};
+      const int k = std::min(o.late_count, p);  // K < p was checked (check_mode_for_ranks)
+      const std::vector<int> late = first_of_permutation(rng, p, k);
+      for (int i = 0; i < k; ++i) {
+        const double delay =
+            o.mode == DelayMode::k_late ? max_delay_ms : max_delay_ms * (i + 1) / k;
+        half[static_cast<size_t>(late[i])] += delay / 2.0;
+      }
       break;
     }
   }
@@ -592,6 +619,7 @@ int main(int argc, char** argv) {
   if (opt.algorithms.empty()) opt.algorithms = split_commas(runner->default_algorithms);
   if (std::string err = validate_algorithms(opt, accepted_algorithms(*runner)); !err.empty())
     return usage_error(err);
+  if (std::string err = check_mode_for_ranks(opt, p); !err.empty()) return usage_error(err);
 
   // Fail before the sweep, not after it, if the JSON file cannot be written.
   int json_ok = 1;

@@ -79,6 +79,19 @@ std::string bytes_label(double bytes) {
   return buf;
 }
 
+// How many ranks the mode makes late: none 0, one-late 1, k-late/staggered K; rand-late delays
+// every rank by a random amount, so null.
+void late_ranks_field(JsonWriter& w, const BenchOptions& o) {
+  w.key("late_ranks");
+  switch (o.mode) {
+    case DelayMode::none: w.value(0); break;
+    case DelayMode::one_late: w.value(1); break;
+    case DelayMode::rand_late: w.null(); break;
+    case DelayMode::k_late:
+    case DelayMode::staggered: w.value(o.late_count); break;
+  }
+}
+
 }  // namespace
 
 void print_header(std::ostream& os, const RunInfo& info) {
@@ -89,7 +102,7 @@ void print_header(std::ostream& os, const RunInfo& info) {
      << (o.op == "scatterv" || o.op == "gatherv"
              ? " counts-dist=" + counts_dist_label(o.counts_dist, o.counts_ratio)
              : std::string())
-     << " mode=" << delay_mode_name(o.mode)
+     << " mode=" << delay_mode_label(o.mode, o.late_count)
      << " max-delay=" << delays_label(o.max_delays_ms) << "ms pat=" << pats_label(o.pats)
      << " iters=" << o.iters << " warmup=" << o.warmup
      << " compute=" << format_ms(o.compute_ms) << "ms blocks="
@@ -156,7 +169,8 @@ void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigR
   w.key("counts").begin_array();
   for (const long long n : o.sizes) w.value(n);
   w.end_array();
-  w.field("dtype", dtype_name(o.dtype)).field("mode", delay_mode_name(o.mode));
+  w.field("dtype", dtype_name(o.dtype)).field("mode", delay_mode_label(o.mode, o.late_count));
+  late_ranks_field(w, o);
   if (o.op == "allgatherv") w.field("shape", shape_name(o.shape));
   if (o.op == "scatterv" || o.op == "gatherv")
     w.field("counts_dist", counts_dist_label(o.counts_dist, o.counts_ratio))
@@ -184,7 +198,9 @@ void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigR
       w.field("op", o.op).field("algorithm", a.algorithm).field("p", info.p)
           .field("count", c.count).field("dtype", dtype_name(o.dtype))
           .field("bytes", c.count * static_cast<long long>(dtype_size(o.dtype)))
-          .field("mode", delay_mode_name(o.mode)).field("max_delay_ms", c.max_delay_ms)
+          .field("mode", delay_mode_label(o.mode, o.late_count));
+      late_ranks_field(w, o);
+      w.field("max_delay_ms", c.max_delay_ms)
           .field("shape", o.op == "allgatherv" ? shape_name(o.shape) : "")
           .field("compute_ms", o.compute_ms).field("pat", pat_mode_name(a.pat))
           .field("blocks", o.blocks).field("seed", static_cast<std::uint64_t>(o.seed))
