@@ -524,7 +524,7 @@ std::vector<double> half_times_ms(const BenchOptions& o, double max_delay_ms, in
 // P's time line. The post-arrival time compares one rank's finish with another's arrival, so
 // both must be read on one clock. Ranks on one node share BenchClock (steady_clock is the
 // system-wide CLOCK_MONOTONIC on Linux; under SMPI it is the simulated MPI_Wtime); then the times
-// are absolute. Across nodes (MPI_Wtime is not global in Open MPI or MPICH) every rank measures
+// are absolute. Across nodes (MPI_WTIME_IS_GLOBAL is false in Open MPI 4.1) every rank measures
 // from its own exit from the iteration's barriers instead, which are as close to simultaneous as
 // the ranks can make them: P is then off by the skew of the exits (docs/papcoll-bench.md).
 
