@@ -52,7 +52,7 @@ struct Rng {
   double uniform01() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
 };
 
-enum : std::uint64_t { kPurposeData = 1, kPurposeDelay = 2 };
+enum : std::uint64_t { kPurposeData = 1, kPurposeDelay = 2, kPurposeLateSet = 3 };
 
 // ---------------------------------------------------------------------------------------------
 // Op runners. One OpCase holds the buffers of one (op, size, dtype) and knows how to make fresh
@@ -503,10 +503,11 @@ std::vector<double> half_times_ms(const BenchOptions& o, double max_delay_ms, in
     }
     case DelayMode::k_late:
     case DelayMode::staggered: {
-      // Which ranks are late, and for staggered in which order, is drawn afresh every iteration
-      // from the shared stream, as rand-late's delays are: the first K of a seeded permutation.
-      // k-late: all K by max_delay; staggered: the i-th of them by i/K x max_delay, i = 1..K.
-      Rng rng{delay_seed};
+      // Which ranks are late, and for staggered in which order, is fixed for the run (persistent
+      // stragglers, as one-late's rank 1, so a history predictor can learn them): the first K of a
+      // permutation seeded by --seed alone. k-late: all K by max_delay; staggered: the i-th of
+      // them by i/K x max_delay, i = 1..K.
+      Rng rng{stream_seed(o.seed, kPurposeLateSet, 0, 0)};
       const int k = std::min(o.late_count, p);  // K < p was checked (check_mode_for_ranks)
       const std::vector<int> late = first_of_permutation(rng, p, k);
       for (int i = 0; i < k; ++i) {
