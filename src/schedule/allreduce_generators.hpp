@@ -14,6 +14,13 @@ void linear_pipeline_allreduce_schedule(const GeneratorInput& in, ScheduleSink& 
 void slt_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out);
 void prr_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out);
 
+// Their estimates for `auto` (AlgorithmInfo::predict, estimate.hpp).
+double ring_allreduce_predict(const GeneratorInput& in);
+double rabenseifner_allreduce_predict(const GeneratorInput& in);
+double recursive_doubling_allreduce_predict(const GeneratorInput& in);
+double slt_allreduce_predict(const GeneratorInput& in);
+double prr_allreduce_predict(const GeneratorInput& in);
+
 // The quantised arrivals the arrival-aware generators read (AlgorithmInfo::arrival_key).
 std::string slt_arrival_key(const GeneratorInput& in);
 std::string prr_arrival_key(const GeneratorInput& in);

@@ -10,6 +10,7 @@
 
 #include "schedule/allreduce_generators.hpp"
 #include "schedule/arrival_key.hpp"
+#include "schedule/estimate.hpp"
 
 namespace papcoll {
 namespace {
@@ -81,6 +82,37 @@ std::string slt_arrival_key(const GeneratorInput& in) {
   std::string key;
   append_key(key, arrival_order(in.p, in.arrivals));
   return key;
+}
+
+
+// The pipeline as a lattice of rounds of tau (block_round_time) each: a rank's round waits for its
+// own previous round and its predecessor's, and a chain of transfers advances one rank per round,
+// so a position finishes tau x (its last round + 1 - r) after the arrival of any rank whose first
+// round is r (position i > 0 first receives in round i - 1): every arrival reaches every position
+// through the pipeline or the copy that wraps from the last position to the first. With more blocks
+// than ranks a position sends a reduced block and a copied one in each of B - p rounds, one after
+// the other through its port: each such round takes a message longer.
+double slt_allreduce_predict(const GeneratorInput& in) {
+  const int p = in.p;
+  if (p == 1) return 0;
+  const std::vector<int> order = arrival_order(p, in.arrivals);
+  const std::vector<double> a = estimate::arrivals_of(in);
+  const double tau = block_round_time(in);
+  const int64_t b = in.blocks;
+  double latest = a[order[0]];
+  for (int i = 1; i < p; ++i) latest = std::max(latest, a[order[i]] - tau * (i - 1));
+  const double message = in.cost.alpha + in.cost.beta * estimate::blocks_bytes(in, 1);
+  latest += static_cast<double>(std::max<int64_t>(0, b - p)) * message;
+  std::vector<double> finish(static_cast<size_t>(p));
+  for (int id = 0; id < p; ++id) {
+    int64_t last;  // the position's last round (the pattern above)
+    if (p == 2) last = id == 0 ? b : b - 1 + 1;
+    else if (id == p - 1) last = p + b - 2;
+    else if (id + 2 < p) last = p + b - 1 + id;
+    else last = p + b + id - 2;
+    finish[order[id]] = latest + tau * static_cast<double>(last + 1);
+  }
+  return estimate::mean_elapsed(finish, a);
 }
 
 }  // namespace papcoll

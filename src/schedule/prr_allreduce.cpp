@@ -20,10 +20,12 @@
 //
 // The arrivals enter only as the plan (prr_plan.hpp): the arrival order and integer slots.
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "schedule/allreduce_generators.hpp"
 #include "schedule/prr_plan.hpp"
+#include "schedule/estimate.hpp"
 
 namespace papcoll {
 
@@ -130,5 +132,62 @@ void prr_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
 }
 
 std::string prr_arrival_key(const GeneratorInput& in) { return prr_plan(in).key(); }
+
+
+// The lanes give every transfer a slot: segment j starts in slot tau_j, after the earliest arrival,
+// and makes its p - 1 reducing hops of tau (block_round_time) each, then copying hops of a message
+// only (alpha + beta b, no reduction). A position finishes with its last transfer, which for
+// segment j depends only on d = (x - sp_j) mod p: the copy send after d + 2 copying hops
+// (d <= p - 3), the copy receive that ends the segment after p - 1 (d = p - 2), or the copy send
+// right after the reduction ended there (d = p - 1). So with G[s] = max over segments starting at
+// s of tau_j tau - s c (c: a copying hop), a position takes the maximum over starts s <= x of
+// G[s] + (x + 2) c and over s >= x + 3 of G[s] + (x + 2 + p) c, plus the two starts of the special
+// cases: O(p) after the lanes.
+double prr_allreduce_predict(const GeneratorInput& in) {
+  const int p = in.p;
+  if (p == 1) return 0;
+  const PrrPlan plan = prr_plan(in);
+  const PrrLanes lanes = prr_lanes(plan, in.blocks);
+  const std::vector<double> a = estimate::arrivals_of(in);
+  const double first = *std::min_element(a.begin(), a.end());
+  const double tau = block_round_time(in);
+  const double copy = in.cost.alpha + in.cost.beta * estimate::blocks_bytes(in, 1);
+  // Slots are capped (prr_plan.hpp), and the last arrival falls inside its slot: what starts from
+  // the last rank's slot on happens that much later than the slot says.
+  const long cap = plan.slot.back();
+  double shift = 0;
+  for (int x = 0; x < p; ++x)
+    if (plan.slot[x] == cap)
+      shift = std::max(shift, a[plan.order[x]] - (first + static_cast<double>(cap) * tau));
+  const double kNone = -std::numeric_limits<double>::infinity();
+  std::vector<double> top(static_cast<size_t>(p), kNone);  // start time of the last segment from s
+  for (int j = 0; j < p; ++j)
+    if (lanes.tau[j] >= 0) {
+      const double t = static_cast<double>(lanes.tau[j]) * tau +
+                       (lanes.tau[j] + p - 1 >= cap ? shift : 0);  // its reduction ends after the cap
+      top[lanes.start[j]] = std::max(top[lanes.start[j]], t);
+    }
+  auto g = [&](int s) { return top[s] == kNone ? kNone : top[s] - s * copy; };
+  std::vector<double> prefix(static_cast<size_t>(p)), suffix(static_cast<size_t>(p) + 1, kNone);
+  for (int s = 0; s < p; ++s) prefix[s] = std::max(s > 0 ? prefix[s - 1] : kNone, g(s));
+  for (int s = p - 1; s >= 0; --s) suffix[s] = std::max(suffix[s + 1], g(s));
+  auto range_max = [&](int lo, int hi) {
+    double m = kNone;
+    for (int s = lo; s <= hi; ++s) m = std::max(m, g(s));
+    return m;
+  };
+  const double reduction = (p - 1) * tau;  // a segment's reducing hops
+  std::vector<double> finish(static_cast<size_t>(p));
+  for (int x = 0; x < p; ++x) {
+    // Starts s <= x with d = x - s <= p - 3 (all of them but for the last two positions).
+    double last = (x <= p - 3 ? prefix[x] : range_max(x - p + 3, x)) + (x + 2) * copy;
+    if (x + 3 <= p - 1) last = std::max(last, suffix[x + 3] + (x + 2 + p) * copy);
+    if (const double t = top[(x + 1) % p]; t != kNone) last = std::max(last, t + copy);
+    if (const double t = top[(x + 2) % p]; t != kNone && p > 2)
+      last = std::max(last, t + (p - 1) * copy);
+    finish[plan.order[x]] = first + reduction + last;
+  }
+  return estimate::mean_elapsed(finish, a);
+}
 
 }  // namespace papcoll

@@ -7,6 +7,7 @@
 #include "schedule/allreduce_generators.hpp"
 #include "schedule/halving_ranges.hpp"
 #include "schedule/power_of_two_fold.hpp"
+#include "schedule/estimate.hpp"
 
 namespace papcoll {
 
@@ -42,6 +43,22 @@ void rabenseifner_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out
     }
     if (f.takes_fold(r)) out.send(r, 1 + 2 * levels, r - 1, all);
   }
+}
+
+
+// The fold, then the halvings (the larger half of each split, reduced) and the doublings that
+// retrace them (estimate.hpp).
+double rabenseifner_allreduce_predict(const GeneratorInput& in) {
+  const PowerOfTwoFold f(in.p);
+  const CostParams& c = in.cost;
+  double mid = 0;
+  int range = in.blocks;
+  for (int l = 0; l < f.log2_pof2(); ++l) {
+    range = (range + 1) / 2;
+    const double half = estimate::blocks_bytes(in, range);
+    mid += 2 * c.alpha + (2 * c.beta + c.gamma) * half;
+  }
+  return estimate::folded_butterfly(in, f.extra, mid);
 }
 
 }  // namespace papcoll

@@ -8,6 +8,7 @@
 
 #include "schedule/halving_ranges.hpp"
 #include "schedule/reduce_generators.hpp"
+#include "schedule/estimate.hpp"
 
 namespace papcoll {
 
@@ -56,6 +57,61 @@ void rabenseifner_reduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
       out.recv(r, round, real_of_virtual(v + mask), span(theirs[l + 1]), Combine::copy);
     }
   }
+}
+
+
+// The fold (a folded-out rank finishes when its vector has reached its partner), the halvings with
+// every rank depending on every other (all start the gather together, estimate.hpp), then the
+// binomial gather bottom-up as in binomial_reduce_predict, each level's message the range a rank
+// holds after that halving.
+double rabenseifner_reduce_predict(const GeneratorInput& in) {
+  const int p = in.p, root = reduce_root(in);
+  int pof2 = 1, levels = 0;
+  while (pof2 <= p / 2) {
+    pof2 *= 2;
+    ++levels;
+  }
+  const int extra = p - pof2;
+  const std::vector<double> a = estimate::arrivals_of(in);
+  const CostParams& c = in.cost;
+  auto real = [&](int rel) { return (rel + root) % p; };
+  std::vector<double> finish(static_cast<size_t>(p));
+  double start = 0;
+  for (int rel = 0; rel < p; ++rel) {
+    if (rel < 2 * extra && rel % 2 == 1) {
+      finish[real(rel)] =
+          std::max(a[real(rel)], a[real(rel - 1)]) + c.alpha + c.beta * in.bytes;
+      continue;
+    }
+    double ready = a[real(rel)];
+    if (rel < 2 * extra)
+      ready = std::max(ready, a[real(rel + 1)]) + c.alpha + (c.beta + c.gamma) * in.bytes;
+    start = rel == 0 ? ready : std::max(start, ready);
+  }
+  std::vector<double> held(static_cast<size_t>(levels) + 1);  // bytes held after halving l - 1
+  int range = in.blocks;
+  for (int l = 0; l < levels; ++l) {
+    range = (range + 1) / 2;
+    held[l] = estimate::blocks_bytes(in, range);
+    start += c.alpha + (c.beta + c.gamma) * held[l];
+  }
+  auto real_of_virtual = [&](int v) { return real(v < extra ? 2 * v : v + extra); };
+  std::vector<double> ready(static_cast<size_t>(pof2), start);
+  for (int v = pof2 - 1; v >= 0; --v) {
+    double t = start;
+    for (int l = levels - 1; l >= 0; --l) {
+      const int mask = pof2 >> (l + 1);
+      const double message = c.alpha + c.beta * held[l];
+      if (v % (2 * mask) == mask) {
+        finish[real_of_virtual(v)] = t + message;  // hands its range to v - mask
+        break;
+      }
+      t = std::max(t, ready[v + mask]) + message;
+    }
+    ready[v] = t;
+    if (v == 0) finish[real_of_virtual(0)] = t;
+  }
+  return estimate::mean_elapsed(finish, a);
 }
 
 }  // namespace papcoll

@@ -10,9 +10,11 @@
 // sends and receives one message per step. Gather: digits in reverse order, each group's leader
 // (digit i = 0, later digits 0) receives the other members' parts, until the root holds all.
 // Ranks are taken relative to the root, which is virtual rank 0.
+#include <cmath>
 #include <utility>
 
 #include "schedule/reduce_generators.hpp"
+#include "schedule/estimate.hpp"
 
 namespace papcoll {
 namespace {
@@ -93,6 +95,61 @@ void radix_k_reduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
         out.recv(r, round, real(v + m * stride[i]), span(part(before[i], k[i], m)), Combine::copy);
     }
   }
+}
+
+
+// The fold, the reduce-scatter with every rank depending on every other (k_i - 1 steps per digit,
+// each a part of the range reduced), then the gather digit by digit: a group's leader takes its
+// members' parts one after the other, member c's send ending c messages into its digit's step.
+double radix_k_reduce_predict(const GeneratorInput& in) {
+  const int p = in.p, root = reduce_root(in);
+  int pp = p;
+  std::vector<int> k = factor(pp);
+  while (pp > 1 && k.empty()) k = factor(--pp);
+  const int extra = p - pp;
+  const std::vector<double> a = estimate::arrivals_of(in);
+  const CostParams& c = in.cost;
+  auto real = [&](int v) { return (v + root) % p; };
+  std::vector<double> finish(static_cast<size_t>(p));
+  double start = 0;
+  for (int v = 0; v < p; ++v) {
+    if (v >= pp) {
+      finish[real(v)] = std::max(a[real(v)], a[real(v - pp)]) + c.alpha + c.beta * in.bytes;
+      continue;
+    }
+    double ready = a[real(v)];
+    if (v < extra) ready = std::max(ready, a[real(pp + v)]) + c.alpha + (c.beta + c.gamma) * in.bytes;
+    start = v == 0 ? ready : std::max(start, ready);
+  }
+  std::vector<double> part(k.size());  // bytes of one part of digit i's split
+  double range = in.blocks;
+  for (size_t i = 0; i < k.size(); ++i) {
+    range = std::ceil(range / k[i]);
+    part[i] = estimate::blocks_bytes(in, range);
+    start += (k[i] - 1) * (c.alpha + (c.beta + c.gamma) * part[i]);
+  }
+  std::vector<int> stride(k.size());
+  for (size_t i = 0, s = 1; i < k.size(); s *= static_cast<size_t>(k[i]), ++i)
+    stride[i] = static_cast<int>(s);
+  // Digit i's gather step begins at step_start[i]; its leaders receive k_i - 1 parts in turn.
+  std::vector<double> step_start(k.size() + 1, start);
+  for (size_t i = k.size(); i-- > 0;)
+    step_start[i] = step_start[i + 1] + (k[i] - 1) * (c.alpha + c.beta * part[i]);
+  for (int v = 0; v < pp; ++v) {
+    size_t top = k.size();  // highest non-zero digit
+    for (size_t i = k.size(); i-- > 0;)
+      if (v / stride[i] % k[i] != 0) {
+        top = i;
+        break;
+      }
+    if (top == k.size()) {
+      finish[real(v)] = step_start[0];  // the root
+      continue;
+    }
+    const int digit = v / stride[top] % k[top];
+    finish[real(v)] = step_start[top + 1] + digit * (c.alpha + c.beta * part[top]);
+  }
+  return estimate::mean_elapsed(finish, a);
 }
 
 }  // namespace papcoll

@@ -2,6 +2,7 @@
 // partners v and v^mask, with the non-power-of-two fold of power_of_two_fold.hpp.
 #include "schedule/allreduce_generators.hpp"
 #include "schedule/power_of_two_fold.hpp"
+#include "schedule/estimate.hpp"
 
 namespace papcoll {
 
@@ -24,6 +25,15 @@ void recursive_doubling_allreduce_schedule(const GeneratorInput& in, ScheduleSin
     }
     if (f.takes_fold(r)) out.send(r, 1 + levels, r - 1, all);
   }
+}
+
+
+// The fold, then log2 p' exchanges of the whole vector (estimate.hpp).
+double recursive_doubling_allreduce_predict(const GeneratorInput& in) {
+  const PowerOfTwoFold f(in.p);
+  const CostParams& c = in.cost;
+  return estimate::folded_butterfly(in, f.extra,
+                                    f.log2_pof2() * (c.alpha + (c.beta + c.gamma) * in.bytes));
 }
 
 }  // namespace papcoll

@@ -18,6 +18,12 @@ void linear_reduce_schedule(const GeneratorInput& in, ScheduleSink& out);
 void clairvoyant_reduce_schedule(const GeneratorInput& in, ScheduleSink& out);
 std::string clairvoyant_arrival_key(const GeneratorInput& in);
 
+// Their estimates for `auto` (AlgorithmInfo::predict, estimate.hpp).
+double binomial_reduce_predict(const GeneratorInput& in);
+double rabenseifner_reduce_predict(const GeneratorInput& in);
+double radix_k_reduce_predict(const GeneratorInput& in);
+double clairvoyant_reduce_predict(const GeneratorInput& in);
+
 // The root of a reduce: in.root, 0 when unset.
 inline int reduce_root(const GeneratorInput& in) {
   const int root = in.root < 0 ? 0 : in.root;

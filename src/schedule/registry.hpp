@@ -83,6 +83,10 @@ struct AlgorithmInfo {
   // the key of the per-communicator schedule cache (src/api/schedule_source.hpp).
   std::string (*arrival_key)(const GeneratorInput& in) = nullptr;
   AutoRole auto_role = AutoRole::none;
+  // What `auto` costs the algorithm with (every row with an auto_role has one): the cost model's
+  // mean elapsed time (own arrival to own finish, averaged over ranks) of the schedule for `in`
+  // under in.arrivals, estimated in O(p) without building the schedule (estimate.hpp).
+  double (*predict)(const GeneratorInput& in) = nullptr;
 };
 
 // The whole schedule of `algo` for `in`: every rank's steps. Throws std::invalid_argument on input

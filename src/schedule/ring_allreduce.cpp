@@ -4,6 +4,7 @@
 // chunk r-h and receives chunk r-1-h (what r-1 sends); after it, r holds chunk r+1 complete, and in
 // allgather round h it sends chunk r+1-h and receives chunk r-h.
 #include "schedule/allreduce_generators.hpp"
+#include "schedule/estimate.hpp"
 
 namespace papcoll {
 
@@ -23,6 +24,19 @@ void ring_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
       out.recv(r, p - 1 + h, prev, chunk(r - h), Combine::copy);
     }
   }
+}
+
+
+// Every rank finishes p - 1 reduce-scatter steps (a chunk sent, received, reduced) and p - 1
+// all-gather steps after the last arrival: each step waits for the neighbour's previous one, so
+// after p - 1 steps every rank has waited for every other (estimate.hpp).
+double ring_allreduce_predict(const GeneratorInput& in) {
+  const int p = in.p;
+  if (p == 1) return 0;
+  const double chunk = estimate::blocks_bytes(in, std::max(1.0, static_cast<double>(in.blocks) / p));
+  const CostParams& c = in.cost;
+  return estimate::all_finish_after_last(
+      in, (p - 1) * (2 * c.alpha + (2 * c.beta + c.gamma) * chunk));
 }
 
 }  // namespace papcoll
