@@ -8,13 +8,16 @@
 // that contributes nothing is simply not sent: the circulant algorithm then skips processors that
 // contribute nothing (Traff 2023, Algorithm 2) without a different schedule.
 //
-// "auto" is the circulant all-to-all broadcast with n from the cost model (registry.cpp), or, when
+// "auto" is the circulant all-to-all broadcast with n from the cost model (registry.cpp) (the
+// arrival-aware all-gatherv with an imbalanced agreed arrival pattern where the cost model says
+// it pays, choose_allgatherv), or, when
 // every rank is on one node, the linear schedule over the shared-memory transport; any algorithm
 // runs over that transport there (executor/shared_transport.hpp; PAPCOLL_SHARED_MEMORY=0 turns
 // it off).
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/collective_call.hpp"
@@ -86,7 +89,9 @@ int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
   if (total == 0 || recv_layout.size == 0) return PAPCOLL_SUCCESS;  // the same on every rank
   if (int rc = call.open_context(comm); rc != PAPCOLL_SUCCESS) return rc;
   CommContext& ctx = call.context();
-  // No broadcast or all-gatherv algorithm reads arrival times yet, so none are agreed on.
+  // Arrivals (issue #19): agreed as for allreduce when "auto" or an arrival-aware row reads them.
+  std::vector<double> arrivals;
+  if (int rc = call.arrivals(&arrivals); rc != PAPCOLL_SUCCESS) return rc;
 
   // Packed bytes of recvbuf up to its last element: the size of a shared-memory segment.
   int64_t elements = 0;
@@ -97,9 +102,28 @@ int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
   // On one node the shared-memory transport reads every portion from its origin directly, so
   // the linear schedule moves the fewest bytes (executor/shared_transport.hpp).
   const bool shared_candidate = ctx.shared_memory && fits_shared_window(p, 0, packed_bytes);
-  const AlgorithmInfo* algo = call.selection().is_auto
-                                  ? choose_allgatherv(GeneratorInput{}, shared_candidate)
-                                  : call.selection().algo;
+  GeneratorInput in;
+  in.p = p;
+  in.cost = call.cost();
+  in.bytes = static_cast<double>(total) * recv_layout.size;
+  in.counts.assign(recvcounts, recvcounts + p);
+  in.elem_bytes = recv_layout.size;
+  // n blocks per origin: the caller's, else the algorithm's default; never more than the largest
+  // portion has elements, and small enough that p * n fits the schedule's block ids.
+  const PrepareInput prepare = [&](const AlgorithmInfo& a, GeneratorInput* g) {
+    const long long per_rank = call.options().blocks > 0
+                                   ? call.options().blocks
+                                   : std::max(1, default_block_count(a, *g) / p);
+    const int n = static_cast<int>(
+        std::max(1LL, std::min({per_rank, static_cast<long long>(largest), (1LL << 22) / p})));
+    g->blocks = p * n;
+    if (!a.uses_arrivals) g->arrivals.clear();
+  };
+  const AlgorithmInfo* algo = call.selection().algo;
+  if (call.selection().is_auto) {
+    in.arrivals = arrivals;
+    algo = choose_allgatherv(in, shared_candidate, prepare);
+  }
   CollectiveCall::record_algorithm(algo);
   if (algo == nullptr) {
     const int rc = MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
@@ -113,20 +137,9 @@ int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
   }
   if (p == 1) return PAPCOLL_SUCCESS;
 
-  GeneratorInput in;
-  in.p = p;
-  in.cost = call.cost();
-  in.bytes = static_cast<double>(total) * recv_layout.size;
-  in.counts.assign(recvcounts, recvcounts + p);
-  in.elem_bytes = recv_layout.size;
-  // n blocks per origin: the caller's, else the algorithm's default; never more than the largest
-  // portion has elements, and small enough that p * n fits the schedule's block ids.
-  const long long per_rank = call.options().blocks > 0
-                                 ? call.options().blocks
-                                 : std::max(1, default_block_count(*algo, in) / p);
-  const int n = static_cast<int>(
-      std::max(1LL, std::min({per_rank, static_cast<long long>(largest), (1LL << 22) / p})));
-  in.blocks = p * n;
+  in.arrivals = std::move(arrivals);
+  prepare(*algo, &in);
+  const int n = in.blocks / p;
   std::shared_ptr<const RankSchedule> schedule;
   if (int rc = obtain_schedule(ctx, *algo, in, kWho, &schedule); rc != PAPCOLL_SUCCESS) return rc;
 

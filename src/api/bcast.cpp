@@ -3,8 +3,11 @@
 //
 // "auto" is the circulant broadcast (Traff 2023, Algorithm 1) with the block count of the cost
 // model (registry.cpp, pipeline_blocks): under the Hockney model it is never slower than the
-// binomial tree, which is its own n = 1 case, and its n adapts to the message size.
+// binomial tree, which is its own n = 1 case, and its n adapts to the message size. With an
+// imbalanced agreed arrival pattern it is the arrival-aware broadcast where the cost model says
+// it pays (choose_bcast, selection.hpp).
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/collective_call.hpp"
@@ -30,10 +33,23 @@ int bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm com
   if (count == 0 || layout.size == 0) return PAPCOLL_SUCCESS;
   if (int rc = call.open_context(comm); rc != PAPCOLL_SUCCESS) return rc;
   CommContext& ctx = call.context();
-  // No broadcast or all-gatherv algorithm reads arrival times yet, so none are agreed on.
-
-  const AlgorithmInfo* algo = call.selection().is_auto ? choose_bcast(GeneratorInput{})
-                                                       : call.selection().algo;
+  // Arrivals (issue #19): agreed as for allreduce when "auto" or an arrival-aware row reads them.
+  std::vector<double> arrivals;
+  if (int rc = call.arrivals(&arrivals); rc != PAPCOLL_SUCCESS) return rc;
+  GeneratorInput in;
+  in.p = call.p();
+  in.root = root;
+  in.cost = call.cost();
+  in.bytes = static_cast<double>(count) * layout.size;
+  const PrepareInput prepare = [&](const AlgorithmInfo& a, GeneratorInput* g) {
+    g->blocks = call.block_count(a, *g, count);
+    if (!a.uses_arrivals) g->arrivals.clear();
+  };
+  const AlgorithmInfo* algo = call.selection().algo;
+  if (call.selection().is_auto) {
+    in.arrivals = arrivals;
+    algo = choose_bcast(in, prepare);
+  }
   CollectiveCall::record_algorithm(algo);
   if (algo == nullptr) {
     const int rc = MPI_Bcast(buffer, count, datatype, root, ctx.comm);
@@ -41,12 +57,8 @@ int bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm com
   }
   if (call.p() == 1) return PAPCOLL_SUCCESS;  // the root's buffer is already the result
 
-  GeneratorInput in;
-  in.p = call.p();
-  in.root = root;
-  in.cost = call.cost();
-  in.bytes = static_cast<double>(count) * layout.size;
-  in.blocks = call.block_count(*algo, in, count);
+  in.arrivals = std::move(arrivals);
+  prepare(*algo, &in);
   std::shared_ptr<const RankSchedule> schedule;
   if (int rc = obtain_schedule(ctx, *algo, in, kWho, &schedule); rc != PAPCOLL_SUCCESS) return rc;
 

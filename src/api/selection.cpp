@@ -6,6 +6,8 @@
 #include <cstring>
 #include <limits>
 
+#include "schedule/allgatherv_generators.hpp"
+#include "schedule/bcast_generators.hpp"
 
 namespace papcoll {
 
@@ -52,6 +54,22 @@ double predicted(const AlgorithmInfo& algo, GeneratorInput in, const std::vector
     return std::isfinite(t) ? t : kInf;
   } catch (const std::exception&) {
     return kInf;
+  }
+}
+
+// Whether an arrival-aware row of bcast or allgatherv leaves some rank out of its early group for
+// these arrivals. If not, its schedule is the circulant one (with the row's own block count), and
+// a difference in predicted time would come from the block count, not from the arrivals: the
+// balanced choice stands.
+bool leaves_ranks_out(Collective c, const AlgorithmInfo& a, GeneratorInput in,
+                      const PrepareInput& prepare) {
+  try {
+    prepare(a, &in);
+    if (c == Collective::bcast) return arrival_bcast_late_ranks(in) > 0;
+    if (c == Collective::allgatherv) return arrival_allgatherv_late_ranks(in) > 0;
+    return true;
+  } catch (const std::exception&) {
+    return false;
   }
 }
 
@@ -103,12 +121,40 @@ const AlgorithmInfo* choose_reduce(bool commutative, const GeneratorInput& base,
   return choose_for_arrivals(Collective::reduce, base, prepare, kAutoMinGainReduce).algo;
 }
 
-const AlgorithmInfo* choose_bcast(const GeneratorInput&) {
-  return find_algorithm(Collective::bcast, "circulant");
+const AlgorithmInfo* choose_schedule_for_arrivals(Collective c, const AlgorithmInfo* balanced,
+                                                  const GeneratorInput& base,
+                                                  const PrepareInput& prepare,
+                                                  double message_bytes) {
+  if (balanced == nullptr || base.arrivals.empty() || base.p < 2) return balanced;
+  if (!(imbalance_factor(base.arrivals, base.cost, message_bytes) >= kAutoMinImbalance))
+    return balanced;
+  const double t_balanced = predicted(*balanced, base, base.arrivals, prepare);
+  const AlgorithmInfo* best = nullptr;
+  double t_best = kInf;
+  for (const AlgorithmInfo* a : algorithms_for(c)) {
+    if (a->auto_role != AutoRole::arrival_aware || a->predict == nullptr) continue;
+    if (!leaves_ranks_out(c, *a, base, prepare)) continue;
+    const double t = predicted(*a, base, base.arrivals, prepare);
+    if (t < t_best) {
+      t_best = t;
+      best = a;
+    }
+  }
+  if (best != nullptr && t_best <= (1 - kAutoMinGainSchedule) * t_balanced) return best;
+  return balanced;
 }
 
-const AlgorithmInfo* choose_allgatherv(const GeneratorInput&, bool shared_window) {
-  return find_algorithm(Collective::allgatherv, shared_window ? "linear" : "circulant");
+const AlgorithmInfo* choose_bcast(const GeneratorInput& base, const PrepareInput& prepare) {
+  return choose_schedule_for_arrivals(
+      Collective::bcast, find_algorithm(Collective::bcast, "circulant"), base, prepare, base.bytes);
+}
+
+const AlgorithmInfo* choose_allgatherv(const GeneratorInput& base, bool shared_window,
+                                       const PrepareInput& prepare) {
+  if (shared_window) return find_algorithm(Collective::allgatherv, "linear");
+  return choose_schedule_for_arrivals(Collective::allgatherv,
+                                      find_algorithm(Collective::allgatherv, "circulant"), base,
+                                      prepare, base.bytes / std::max(1, base.p));
 }
 
 double imbalance_factor(const std::vector<double>& arrivals, const CostParams& cost,

@@ -83,12 +83,29 @@ const AlgorithmInfo* choose_allreduce(int64_t count, bool commutative, const Gen
 // reduce: MPI_Reduce for a non-commutative op, else choose_for_arrivals with kAutoMinGainReduce.
 const AlgorithmInfo* choose_reduce(bool commutative, const GeneratorInput& base,
                                    const PrepareInput& prepare);
-// bcast: the circulant broadcast (Traff 2023), never slower than the binomial tree under the
-// Hockney model (its n = 1 case).
-const AlgorithmInfo* choose_bcast(const GeneratorInput& base);
+// bcast and allgatherv run papcoll's own schedules (docs/algorithms.md, "auto of bcast and
+// allgatherv"): the balanced one (`balanced`: the circulant broadcast or all-gatherv, Traff 2023)
+// unless the agreed arrivals of `base` have an imbalance factor of at least kAutoMinImbalance,
+// measured against one message of `message_bytes` (what one rank contributes: the root's whole
+// buffer for bcast, a portion, bytes / p on average, for allgatherv), and the registry's best
+// arrival-aware row of c (auto_role arrival_aware, costed by its predict as `prepare` completes
+// the input) is predicted to take at most (1 - kAutoMinGainSchedule) x the balanced one's mean
+// elapsed time under the same arrivals. Both run on the same executor, so the margin only rules
+// out ties (with no rank late enough to leave out, the arrival-aware schedules are the circulant
+// ones).
+inline constexpr double kAutoMinGainSchedule = 0.02;
+const AlgorithmInfo* choose_schedule_for_arrivals(Collective c, const AlgorithmInfo* balanced,
+                                                  const GeneratorInput& base,
+                                                  const PrepareInput& prepare,
+                                                  double message_bytes);
+// bcast: the circulant broadcast, never slower than the binomial tree under the Hockney model
+// (its n = 1 case), or the arrival-aware broadcast by the rule above.
+const AlgorithmInfo* choose_bcast(const GeneratorInput& base, const PrepareInput& prepare);
 // allgatherv: the linear schedule over the shared-memory window when every rank is on one node
-// (`shared_window`: the transport is on and the call fits it), else the circulant all-to-all
-// broadcast.
-const AlgorithmInfo* choose_allgatherv(const GeneratorInput& base, bool shared_window);
+// (`shared_window`: the transport is on and the call fits it; a late reader there simply copies
+// later), else the circulant all-to-all broadcast or the arrival-aware all-gatherv by the rule
+// above.
+const AlgorithmInfo* choose_allgatherv(const GeneratorInput& base, bool shared_window,
+                                       const PrepareInput& prepare);
 
 }  // namespace papcoll

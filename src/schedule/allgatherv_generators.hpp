@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "schedule/registry.hpp"
@@ -23,6 +24,17 @@ void bruck_allgatherv_schedule(const GeneratorInput& in, ScheduleSink& out);
 // Linear: p - 1 rounds, in round k - 1 every rank sends its own blocks to r + k (nothing is
 // forwarded; the schedule of the shared-memory transport).
 void linear_allgatherv_schedule(const GeneratorInput& in, ScheduleSink& out);
+// Arrival-aware (arrival_allgatherv.cpp): the early ranks run the circulant all-gatherv among
+// themselves, late ranks join in waves whose portions are broadcast and which receive everything
+// gathered before them in one message.
+void arrival_allgatherv_schedule(const GeneratorInput& in, ScheduleSink& out);
+std::string arrival_allgatherv_arrival_key(const GeneratorInput& in);
+// How many ranks its plan leaves out of the early group (0: the circulant schedule).
+int arrival_allgatherv_late_ranks(const GeneratorInput& in);
+
+// Estimates for `auto` (AlgorithmInfo::predict, estimate.hpp).
+double circulant_allgatherv_predict(const GeneratorInput& in);
+double arrival_allgatherv_predict(const GeneratorInput& in);
 
 // First block owned by rank o: ceil(o*B/p).
 inline int origin_first_block(int blocks, int p, int o) {

@@ -4,6 +4,8 @@
 // v = (r - root) mod p.
 #pragma once
 
+#include <string>
+
 #include "schedule/registry.hpp"
 #include "schedule/schedule_sink.hpp"
 
@@ -18,6 +20,16 @@ void binomial_bcast_schedule(const GeneratorInput& in, ScheduleSink& out);
 void scatter_allgather_bcast_schedule(const GeneratorInput& in, ScheduleSink& out);
 // Pipelined chain 0 -> 1 -> ... -> p-1: p - 2 + B rounds.
 void chain_bcast_schedule(const GeneratorInput& in, ScheduleSink& out);
+// Arrival-aware (arrival_bcast.cpp): the early ranks run the circulant broadcast among themselves,
+// each late rank receives the whole buffer from a holder when it arrives.
+void arrival_bcast_schedule(const GeneratorInput& in, ScheduleSink& out);
+std::string arrival_bcast_arrival_key(const GeneratorInput& in);
+// How many ranks its plan leaves out of the early group (0: the circulant schedule).
+int arrival_bcast_late_ranks(const GeneratorInput& in);
+
+// Estimates for `auto` (AlgorithmInfo::predict, estimate.hpp).
+double circulant_bcast_predict(const GeneratorInput& in);
+double arrival_bcast_predict(const GeneratorInput& in);
 
 // The root a bcast generator uses: in.root, or 0 when none is given.
 inline int bcast_root(const GeneratorInput& in) { return in.root >= 0 ? in.root : 0; }

@@ -111,13 +111,17 @@ int default_block_count(const AlgorithmInfo& algo, const GeneratorInput& in);
 // Blocks minimising (n - 1 + extra_rounds) * (alpha + beta * bytes / n), the time of a pipeline
 // of n blocks that needs extra_rounds rounds beyond one per block (Traff 2023, Sect. 3: block size
 // proportional to sqrt(bytes / log p) for the circulant broadcast): n = sqrt(extra_rounds *
-// beta * bytes / alpha) times kPipelineBlockFactor, rounded, at least 1. One block when
-// cost.cores_shared: the transfers then queue for the same CPUs, so the total copying is the same
-// for every n and each extra round only adds scheduler switches (measured, docs/circulant.md).
-int pipeline_blocks(double bytes, int extra_rounds, const CostParams& cost);
-// Below the optimum: every round also costs papcoll's own bookkeeping (for the all-gatherv a
-// datatype over one range per origin), which alpha does not include (docs/circulant.md).
+// beta * bytes / alpha) times `factor`, rounded, at least 1. One block when cost.cores_shared:
+// the transfers then queue for the same CPUs, so the total copying is the same for every n and
+// each extra round only adds scheduler switches (measured, docs/circulant.md).
+// kPipelineBlockFactor, below the optimum: every round also costs papcoll's own bookkeeping (for
+// the all-gatherv a datatype over one range per origin), which alpha does not include
+// (docs/circulant.md).
 inline constexpr double kPipelineBlockFactor = 0.07;
+// The arrival-aware broadcast's early group uses the optimum itself (registry.cpp).
+inline constexpr double kArrivalBcastBlockFactor = 1.0;
+int pipeline_blocks(double bytes, int extra_rounds, const CostParams& cost,
+                    double factor = kPipelineBlockFactor);
 
 std::span<const AlgorithmInfo> all_algorithms();
 const AlgorithmInfo* find_algorithm(Collective c, std::string_view name);
