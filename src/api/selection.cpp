@@ -129,6 +129,7 @@ const AlgorithmInfo* choose_schedule_for_arrivals(Collective c, const AlgorithmI
   if (!(imbalance_factor(base.arrivals, base.cost, message_bytes) >= kAutoMinImbalance))
     return balanced;
   const double t_balanced = predicted(*balanced, base, base.arrivals, prepare);
+  const double t_own = predicted(*balanced, base, {}, prepare);  // with equal arrivals
   const AlgorithmInfo* best = nullptr;
   double t_best = kInf;
   for (const AlgorithmInfo* a : algorithms_for(c)) {
@@ -140,7 +141,9 @@ const AlgorithmInfo* choose_schedule_for_arrivals(Collective c, const AlgorithmI
       best = a;
     }
   }
-  if (best != nullptr && t_best <= (1 - kAutoMinGainSchedule) * t_balanced) return best;
+  if (best != nullptr && std::isfinite(t_own) &&
+      t_balanced - t_best >= kAutoMinGainSchedule * t_own)
+    return best;
   return balanced;
 }
 

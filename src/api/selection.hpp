@@ -89,10 +89,10 @@ const AlgorithmInfo* choose_reduce(bool commutative, const GeneratorInput& base,
 // measured against one message of `message_bytes` (what one rank contributes: the root's whole
 // buffer for bcast, a portion, bytes / p on average, for allgatherv), and the registry's best
 // arrival-aware row of c (auto_role arrival_aware, costed by its predict as `prepare` completes
-// the input) is predicted to take at most (1 - kAutoMinGainSchedule) x the balanced one's mean
-// elapsed time under the same arrivals. Both run on the same executor, so the margin only rules
-// out ties (with no rank late enough to leave out, the arrival-aware schedules are the circulant
-// ones).
+// the input) leaves some rank out of its early group (else it is the circulant schedule) and is
+// predicted to save at least kAutoMinGainSchedule x the balanced one's own time (its mean elapsed
+// time with equal arrivals) against the balanced one under the same arrivals. Both run on the
+// same executor, so the margin only rules out ties.
 inline constexpr double kAutoMinGainSchedule = 0.02;
 const AlgorithmInfo* choose_schedule_for_arrivals(Collective c, const AlgorithmInfo* balanced,
                                                   const GeneratorInput& base,
