@@ -106,26 +106,44 @@ ArrivalBcastPlan arrival_bcast_plan(const GeneratorInput& in) {
   // free at the same time the smallest preference serves. Early ranks in virtual order, the root
   // last: its sends are not paced by receives, so the executor posts them all at once, and a
   // late rank's message would share the root's link with the whole circulant (on gige-48, 4 MiB:
-  // 57 ms instead of 46); late ranks after them, in arrival order.
+  // 57 ms instead of 46); late ranks after them, in arrival order. The early ranks that have not
+  // served yet are all free from `end`: only the first of them is a candidate, so the set holds
+  // only holders that served or were served (O(late log late)).
   const int64_t end = s.slot[s.order[k - 1]] + plan.first_serve_round;
   std::vector<int> by_preference(plan.members.begin() + 1, plan.members.end());
   by_preference.push_back(root);
-  std::set<std::pair<int64_t, int>> holders;
-  for (int i = 0; i < k; ++i) holders.insert({end, i});
+  using Holder = std::pair<int64_t, int>;
+  std::set<Holder> used;
+  int unused = 0;  // preference of the first early rank that has not served
   plan.serves.reserve(static_cast<size_t>(p - k));
   for (int i = k; i < p; ++i) {
     const int late = s.order[i];
     const int64_t arrival = s.slot[late];
-    auto it = holders.upper_bound({arrival, INT_MAX});
-    if (it != holders.begin())
-      it = holders.lower_bound({std::prev(it)->first, INT_MIN});  // free the latest by then
-    // else: none free yet, the first to be (holders.begin()).
-    const int64_t done = std::max(arrival, it->first) + whole;
-    const int preference = it->second;
-    holders.erase(it);
-    holders.insert({done, preference});
-    holders.insert({done, static_cast<int>(by_preference.size())});
-    plan.serves.push_back({by_preference[preference], late});
+    const bool early_left = unused < k;
+    const Holder early{end, unused};
+    // Rule 1: of the holders free by the arrival, the one free the latest; rule 2, if none is:
+    // the first to be free. Ties: the smaller preference.
+    std::set<Holder>::iterator it = used.upper_bound({arrival, INT_MAX});
+    bool take_early;
+    if (it != used.begin()) {
+      it = used.lower_bound({std::prev(it)->first, INT_MIN});
+      take_early = early_left && end <= arrival &&
+                   (end > it->first || (end == it->first && unused < it->second));
+    } else if (early_left && end <= arrival) {
+      take_early = true;
+    } else {
+      it = used.begin();
+      take_early = early_left && (it == used.end() || early < *it);
+    }
+    const Holder chosen = take_early ? early : *it;
+    if (take_early)
+      ++unused;
+    else
+      used.erase(it);
+    const int64_t done = std::max(arrival, chosen.first) + whole;
+    used.insert({done, chosen.second});
+    used.insert({done, static_cast<int>(by_preference.size())});
+    plan.serves.push_back({by_preference[chosen.second], late});
     by_preference.push_back(late);
   }
   return plan;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <utility>
 
 #include "schedule/arrival_key.hpp"
 
@@ -23,9 +24,10 @@ ArrivalSlots arrival_slots(const GeneratorInput& in, double unit) {
                     ? std::max<int64_t>(0, static_cast<int64_t>(x))
                     : kMaxArrivalSlot;
   }
-  std::sort(s.order.begin(), s.order.end(), [&](int a, int b) {
-    return s.slot[a] != s.slot[b] ? s.slot[a] < s.slot[b] : a < b;
-  });
+  std::vector<std::pair<int64_t, int>> keyed(static_cast<size_t>(p));
+  for (int r = 0; r < p; ++r) keyed[r] = {s.slot[r], r};
+  std::sort(keyed.begin(), keyed.end());
+  for (int i = 0; i < p; ++i) s.order[i] = keyed[i].second;
   return s;
 }
 
