@@ -15,7 +15,7 @@ import sys
 from common import ROOT, rows_of, slowest_rank_ms
 from plots import PLOTTERS, size_label
 
-EXPERIMENTS = ("allreduce", "reduce", "bcast", "scatter_gather")
+EXPERIMENTS = ("allreduce", "reduce", "bcast", "arrival", "scatter_gather")
 
 
 def load(results_dir):
@@ -550,6 +550,85 @@ this needs a look at how papcoll-bench's all-gatherv shapes and SMPI's flow mode
 the network-only all-gatherv numbers are trusted."""
 
 
+# ------------------------------------------------------------------------- arrival-aware (#19)
+
+ARRIVAL_ORDER = ("auto", "arrival-aware", "circulant", "binomial", "ring", "bruck", "native",
+                 "native-arrival_pattern_aware", "native-arrival_pattern_aware_wait")
+
+
+def arrival_variants(rows):
+    present = {r["variant"] for r in rows}
+    return [v for v in ARRIVAL_ORDER if v in present] + sorted(present - set(ARRIVAL_ORDER))
+
+
+def arrival_pair_table(rows, late_label):
+    """Per variant: one late rank (mean elapsed, P) and balanced (mean elapsed)."""
+    out = []
+    for v in arrival_variants(rows):
+        late = [r for r in rows if r["variant"] == v and r["mode"] == "one-late"]
+        even = [r for r in rows if r["variant"] == v and r["mode"] == "none"]
+        out.append([v, fmt(late[0]["mean_elapsed_ms"], 2) if late else "-",
+                    fmt(late[0].get("post_arrival_ms"), 2) if late else "-",
+                    fmt(even[0]["mean_elapsed_ms"], 2) if even else "-"])
+    return table(["algorithm", f"{late_label}: mean elapsed (ms)", "P (ms)",
+                  "balanced: mean elapsed (ms)"], out)
+
+
+def arrival_section(doc, png):
+    out = ["## Broadcast and all-gatherv that do not wait for late receivers (issue #19)", "",
+           source_line(doc), "",
+           "papcoll's arrival-aware schedules (docs/circulant.md, \"Arrival-aware broadcast and "
+           "all-gatherv\") and `auto` against the circulant schedules, the baselines, SMPI's MPI "
+           "library (`native`, Open MPI's selection) and SMPI's ports of Patarasuk and Yuan's "
+           "arrival-pattern-aware broadcasts (`native-arrival_pattern_aware`, `..._wait`: "
+           "`--cfg=smpi/bcast:NAME`; `arrival_scatter` crashes SimGrid 3.32). 1 Gbps Ethernet, "
+           "papcoll given the platform's Hockney parameters (`--alpha 22e-6 --beta 8e-9`), the "
+           "arrivals as the oracle pattern, computation charged. P is the post-arrival time "
+           "(docs/papcoll-bench.md): negative where ranks finish before the late one arrives.", ""]
+    parts = [("gige48-bcast", "48 ranks, broadcast of 1M floats (4 MiB) from rank 0",
+              "rank 1 20 ms late"),
+             ("gige48-allgatherv", "48 ranks, all-gatherv of 1M floats (regular, 87 KB each)",
+              "rank 1 20 ms late"),
+             ("gige1024-bcast", "broadcast of 4K floats (16 KiB) from rank 0", "rank 1 5 ms late")]
+    for part, title, late in parts:
+        rows = rows_of(doc, part)
+        if not rows:
+            continue
+        if part == "gige1024-bcast":
+            run = next(r for r in doc["runs"] if r["part"] == part)
+            title = f"{run['np']} ranks ({run['platform']}), " + title
+            walls = [r["wall_s"] for r in doc["runs"] if r["part"] == part]
+            title += f"; {len(walls)} simulations of {min(walls):.0f} to {max(walls):.0f} s wall time"
+        out += [f"### {title}", "", arrival_pair_table(rows, late), ""]
+    rows = rows_of(doc, "gige48-sweep")
+    if rows:
+        delays = sorted({r["max_delay_ms"] for r in rows})
+        trows = [[v] + [fmt(mean_of(rows, variant=v, max_delay_ms=d), 2) for d in delays]
+                 for v in arrival_variants(rows)]
+        out += ["### 48 ranks, broadcast of 64K floats (256 KiB), rank 1 late by 0 to 100 ms", "",
+                "Mean elapsed time (ms) per delay of rank 1.", "",
+                table(["algorithm"] + [f"{d:g} ms" for d in delays], trows), ""]
+    out += [ARRIVAL_TEXT, ""]
+    return out
+
+
+ARRIVAL_TEXT = """\
+**Discussion.** With one late rank `auto` runs the arrival-aware schedule wherever the late
+rank's delay is at least one message of what a rank contributes (the whole buffer for the
+broadcast, a portion for the all-gatherv) and the cost model predicts a gain; below that it runs
+the circulant one, unchanged. The arrival-aware broadcast leaves the late rank out of the
+early ranks' circulant and serves it one message when it comes, so its time is the early group's
+broadcast plus, averaged over the ranks, the late rank's message and its server's wait; the
+all-gatherv finishes the early ranks' exchange while the late rank computes and then broadcasts
+only its portion. Most of the broadcast's lead over the circulant row here is the block count:
+the arrival-aware broadcast pipelines its early group at the Hockney optimum, the circulant row
+at 0.07 of it (the factor measured for the all-gatherv, docs/circulant.md), and on these
+platforms the executor posts the root's unpaced sends all at once, so few large blocks share the
+root's link for the whole broadcast. At 4 MiB on gige-48 a 20 ms delay is less than one
+whole-buffer message (33.6 ms), so `auto` keeps the circulant broadcast there (balanced by the
+rule), while the arrival-aware one, named, takes about a third of its time."""
+
+
 # ------------------------------------------------------------------------------- scatter/gather
 
 def sg_section(doc, png):
@@ -685,11 +764,12 @@ def main():
     if missing:
         lines += ["Not run yet: " + ", ".join(missing) + ".", ""]
     sections = {"allreduce": allreduce_section, "reduce": reduce_section, "bcast": bcast_section,
-                "scatter_gather": sg_section}
+                "arrival": arrival_section, "scatter_gather": sg_section}
     for name in EXPERIMENTS:
         if name in docs:
             try:
-                PLOTTERS[name](docs[name], pngdir)
+                if name in PLOTTERS:
+                    PLOTTERS[name](docs[name], pngdir)
             except ImportError as e:
                 print(f"report: no plots ({e}); use /usr/bin/python3 with python3-matplotlib",
                       file=sys.stderr)

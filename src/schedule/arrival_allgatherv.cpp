@@ -1,6 +1,7 @@
-// Arrival-aware all-gatherv (issue #19; docs/circulant.md, "Arrival-aware all-gatherv"). Every
-// rank needs every portion, so nobody finishes before the last rank's portion is out; what the
-// early ranks can do is everything else. From the agreed arrival pattern:
+// Arrival-aware all-gatherv (issue #19; docs/circulant.md, "Arrival-aware broadcast and
+// all-gatherv"). Every rank needs every portion, so nobody finishes before the last rank's
+// portion is out; what the early ranks can do is everything else. From the agreed arrival
+// pattern:
 //  - the early ranks exchange their portions among themselves with Träff's circulant all-to-all
 //    broadcast (Algorithm 2 on the group, circulant_group.hpp) while the late ones compute;
 //  - the late ranks join in waves: a wave is every late rank that is there when the previous
@@ -70,7 +71,8 @@ double simulate(const std::vector<double>& a, int k, const Model& m,
   double end = t, extra = 0;
   for (int first = k; first < p;) {
     const double start = std::max(t, a[first]);
-    const int last = static_cast<int>(std::upper_bound(a.begin() + first, a.end(), start) - a.begin());
+    const int last =
+        static_cast<int>(std::upper_bound(a.begin() + first, a.end(), start) - a.begin());
     const int w = last - first;
     end = start + m.stage(last, w);
     const int turns = ceil_div(w, first);
@@ -93,7 +95,8 @@ double simulate(const std::vector<double>& a, int k, const Model& m,
 // The largest block count of the origins seq[first, last).
 int most_blocks(const std::vector<int>& seq, int first, int last, int blocks, int p) {
   int n = 1;
-  for (int i = first; i < last; ++i) n = std::max(n, static_cast<int>(origin_blocks(blocks, p, seq[i]).size()));
+  for (int i = first; i < last; ++i)
+    n = std::max(n, static_cast<int>(origin_blocks(blocks, p, seq[i]).size()));
   return n;
 }
 
@@ -113,7 +116,8 @@ BlockSet gathered_before(const ArrivalAllgathervPlan& plan, int first, int p) {
   BlockSet s;
   for (int r = 0; r < p; ++r)
     if (plan.pos[r] < first)
-      s.append_range(origin_first_block(plan.blocks, p, r), origin_first_block(plan.blocks, p, r + 1));
+      s.append_range(origin_first_block(plan.blocks, p, r),
+                     origin_first_block(plan.blocks, p, r + 1));
   return s;
 }
 

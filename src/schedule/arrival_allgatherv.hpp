@@ -1,7 +1,7 @@
 // The plan of the arrival-aware all-gatherv (arrival_allgatherv.cpp, docs/circulant.md
-// "Arrival-aware all-gatherv"): the early ranks, then the late ranks in waves, each wave's
-// portions broadcast to everyone there and everything gathered before sent to the wave. Every
-// rank derives the same plan from the arrival slots (arrival_slots.hpp) in O(p log p).
+// "Arrival-aware broadcast and all-gatherv"): the early ranks, then the late ranks in waves, each
+// wave's portions broadcast to everyone there and everything gathered before sent to the wave.
+// Every rank derives the same plan from the arrival slots (arrival_slots.hpp) in O(p log p).
 #pragma once
 
 #include <cstdint>

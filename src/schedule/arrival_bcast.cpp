@@ -1,6 +1,6 @@
-// Arrival-aware broadcast (issue #19; docs/circulant.md, "Arrival-aware broadcast"). A late rank
-// of a broadcast only has to receive: nobody needs to wait for it. So, from the agreed arrival
-// pattern:
+// Arrival-aware broadcast (issue #19; docs/circulant.md, "Arrival-aware broadcast and
+// all-gatherv"). A late rank of a broadcast only has to receive: nobody needs to wait for it. So,
+// from the agreed arrival pattern:
 //  - the early ranks (a prefix of the arrival order that holds the root) run Träff's round-optimal
 //    circulant broadcast among themselves (circulant_group.hpp), n - 1 + ceil(log2 k) rounds;
 //  - each late rank, in arrival order, receives the whole buffer in one message from a rank that
@@ -184,8 +184,8 @@ namespace {
 constexpr int kMaxEvaluatedRounds = 1 << 12;
 
 // Finish times of the circulant broadcast among `members` (virtual order) under arrivals a.
-std::vector<double> group_finish(const std::vector<int>& members, int n, const std::vector<double>& a,
-                                 const GeneratorInput& in) {
+std::vector<double> group_finish(const std::vector<int>& members, int n,
+                                 const std::vector<double>& a, const GeneratorInput& in) {
   const int g = static_cast<int>(members.size());
   std::vector<double> av(static_cast<size_t>(g));
   for (int v = 0; v < g; ++v) av[v] = a[members[v]];
@@ -193,7 +193,8 @@ std::vector<double> group_finish(const std::vector<int>& members, int n, const s
   if (circulant::group_rounds(g, n) <= kMaxEvaluatedRounds)
     return circulant::bcast_finish_times(g, n, av, message);
   // Every rank forwards in every round: all finish the circulant's time after the last arrival.
-  const double end = *std::max_element(av.begin(), av.end()) + circulant::group_rounds(g, n) * message;
+  const double end =
+      *std::max_element(av.begin(), av.end()) + circulant::group_rounds(g, n) * message;
   return std::vector<double>(static_cast<size_t>(g), end);
 }
 

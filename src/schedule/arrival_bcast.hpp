@@ -1,7 +1,7 @@
 // The plan of the arrival-aware broadcast (arrival_bcast.cpp, docs/circulant.md "Arrival-aware
-// broadcast"): which ranks are early and run the circulant broadcast among themselves, and which
-// rank serves each late rank the whole buffer when it arrives. Every rank derives the same plan
-// from the arrival slots (arrival_slots.hpp) in O(p log p).
+// broadcast and all-gatherv"): which ranks are early and run the circulant broadcast among
+// themselves, and which rank serves each late rank the whole buffer when it arrives. Every rank
+// derives the same plan from the arrival slots (arrival_slots.hpp) in O(p log p).
 #pragma once
 
 #include <cstdint>

@@ -29,7 +29,8 @@ int circulant_bcast_blocks(const GeneratorInput& in) {
 // beta bytes / alpha) rather than kPipelineBlockFactor times it. The factor stays below 1 for the
 // all-gatherv's per-round datatype work (docs/circulant.md); a broadcast round carries one block
 // and no datatype, and on gige-48 (4 MiB) the optimum (87 blocks) took 46 ms against 161 ms for
-// the factor's 6 (docs/circulant.md, "Arrival-aware broadcast"). One block when cores are shared.
+// the factor's 6 (docs/circulant.md, "Arrival-aware broadcast and all-gatherv"). One block when
+// cores are shared.
 int arrival_bcast_blocks(const GeneratorInput& in) {
   const int extra = ceil_log2(in.p) - 1;
   return pipeline_blocks(in.bytes, extra, in.cost, kArrivalBcastBlockFactor);

@@ -36,10 +36,11 @@ const char* pattern_name(Pattern k) {
 // Arrival times in seconds, the same on every rank.
 std::vector<double> arrivals_of(Pattern k, int p, uint64_t seed) {
   std::vector<double> a(static_cast<size_t>(p), 0.0);
+  const auto u = [](int r) { return static_cast<uint64_t>(r); };
   for (int r = 0; r < p; ++r) switch (k) {
-      case Pattern::one_late: a[r] = r == static_cast<int>(seed % static_cast<uint64_t>(p)) ? 1.0 : 0.0; break;
-      case Pattern::several_late: a[r] = mix(seed, 1, static_cast<uint64_t>(r)) % 3 == 0 ? 0.5 : 0.0; break;
-      case Pattern::random: a[r] = static_cast<double>(mix(seed, 2, static_cast<uint64_t>(r)) % 1000) * 1e-3; break;
+      case Pattern::one_late: a[r] = u(r) == seed % u(p) ? 1.0 : 0.0; break;
+      case Pattern::several_late: a[r] = mix(seed, 1, u(r)) % 3 == 0 ? 0.5 : 0.0; break;
+      case Pattern::random: a[r] = static_cast<double>(mix(seed, 2, u(r)) % 1000) * 1e-3; break;
       case Pattern::balanced: break;
     }
   return a;
@@ -89,10 +90,11 @@ void bcast(Checker& chk, const Call& c, int root, uint64_t seed) {
   papcoll_options opt;
   options(&opt, c, a, rank);
   const std::string what = describe("bcast", c, MPI_COMM_WORLD, root);
-  if (!chk.expect_success(papcoll_bcast(buf.data() + 1, c.count, MPI_INT, root, MPI_COMM_WORLD, &opt), what))
-    return;
+  const int rc = papcoll_bcast(buf.data() + 1, c.count, MPI_INT, root, MPI_COMM_WORLD, &opt);
+  if (!chk.expect_success(rc, what)) return;
   bool ok = buf.front() == -7 && buf.back() == -7;
-  for (int i = 0; i < c.count; ++i) ok = ok && buf[static_cast<size_t>(i) + 1] == value(seed, root, i);
+  for (int i = 0; i < c.count; ++i)
+    ok = ok && buf[static_cast<size_t>(i) + 1] == value(seed, root, i);
   chk.expect(ok, what + ": wrong data or a guard written");
 }
 
@@ -122,7 +124,8 @@ void allgatherv(Checker& chk, const Call& c, MPI_Comm comm, const char* transpor
     return;
   bool ok = true;
   for (int o = 0; o < p; ++o)
-    for (int i = 0; i < counts[o]; ++i) ok = ok && out[static_cast<size_t>(displs[o] + i)] == value(seed, o, i);
+    for (int i = 0; i < counts[o]; ++i)
+      ok = ok && out[static_cast<size_t>(displs[o] + i)] == value(seed, o, i);
   chk.expect(ok, what + ": wrong data");
 }
 
@@ -136,7 +139,8 @@ int main(int argc, char** argv) {
     uint64_t seed = 1;
     std::vector<Call> calls;
     for (const char* algo : {"arrival-aware", "auto"})
-      for (Pattern k : {Pattern::one_late, Pattern::several_late, Pattern::random, Pattern::balanced})
+      for (Pattern k :
+           {Pattern::one_late, Pattern::several_late, Pattern::random, Pattern::balanced})
         for (int count : {1, 5, 4099, 100003}) calls.push_back({algo, k, count, true, 0});
     calls.push_back({"arrival-aware", Pattern::random, 4099, false, 0});
     calls.push_back({"auto", Pattern::one_late, 4099, false, 0});
