@@ -80,9 +80,7 @@ int early_count(const ArrivalSlots& s, int root, int n, int64_t whole) {
   return best_k;
 }
 
-}  // namespace
-
-ArrivalBcastPlan arrival_bcast_plan(const GeneratorInput& in) {
+ArrivalBcastPlan make_plan(const GeneratorInput& in) {
   const int p = in.p;
   const int root = bcast_root(in);
   ArrivalBcastPlan plan;
@@ -146,6 +144,34 @@ ArrivalBcastPlan arrival_bcast_plan(const GeneratorInput& in) {
     plan.serves.push_back({by_preference[chosen.second], late});
     by_preference.push_back(late);
   }
+  return plan;
+}
+
+}  // namespace
+
+// The last plan of this thread: a call asks for it for auto's check, its estimate and the
+// schedule, and a repeated pattern at every call.
+ArrivalBcastPlan arrival_bcast_plan(const GeneratorInput& in) {
+  struct Last {
+    GeneratorInput in;
+    ArrivalBcastPlan plan;
+    bool valid = false;
+  };
+  thread_local Last last;
+  const GeneratorInput& l = last.in;
+  if (last.valid && l.p == in.p && bcast_root(l) == bcast_root(in) && l.blocks == in.blocks &&
+      l.bytes == in.bytes && l.cost.alpha == in.cost.alpha && l.cost.beta == in.cost.beta &&
+      l.arrivals == in.arrivals)
+    return last.plan;
+  ArrivalBcastPlan plan = make_plan(in);
+  last.in.p = in.p;
+  last.in.root = in.root;
+  last.in.blocks = in.blocks;
+  last.in.bytes = in.bytes;
+  last.in.cost = in.cost;
+  last.in.arrivals = in.arrivals;
+  last.plan = plan;
+  last.valid = true;
   return plan;
 }
 
