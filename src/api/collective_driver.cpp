@@ -87,7 +87,8 @@ int run_collective(const char* who, Collective c, CollectiveDescription& d,
   PAPCOLL_TRY(run_checked(call, d, comm));
   // A rank that took part with stand-ins: the others completed normally and cannot see this.
   if (!problem.ok()) return problem.report_local(call);
-  if (const ArgProblem late = d.late_problem(); !late.ok()) return late.report_local(call);
+  if (const ArgProblem* late = d.late_problem(); late != nullptr && !late->ok())
+    return late->report_local(call);
   return PAPCOLL_SUCCESS;
 }
 

@@ -56,7 +56,7 @@ class CollectiveDescription {
   virtual int agree(CollectiveCall&) { return PAPCOLL_SUCCESS; }
   // Step 9: a problem of the rank's own found only after the agreement (scatterv/gatherv: its
   // portion against the root's bytes for it), taken part in like the others.
-  virtual ArgProblem late_problem() const { return {}; }
+  virtual const ArgProblem* late_problem() const { return nullptr; }
   virtual bool reads_arrivals() const { return false; }
   // Step 7: the facts of "auto" beyond the generator input (units, commutative, transport).
   virtual AutoRequest auto_request(const CollectiveCall& call, std::vector<double> arrivals);

@@ -21,9 +21,9 @@ ArgProblem ReductionCall::check_common(CollectiveCall& call) {
   }
   desc_.count = count_;
   desc_.type = datatype_;
-  if (pr = call.op_problem(op_); !pr.ok()) return pr;
+  if (ArgProblem op = call.op_problem(op_); !op.ok()) return op;
   if (call.collective() == Collective::reduce)
-    if (pr = call.root_problem(root_); !pr.ok()) return pr;
+    if (ArgProblem root = call.root_problem(root_); !root.ok()) return root;
   if (MpiStatus s = reduction_view(layout_, count_, op_, &view_); !s.ok())
     pr.note(PAPCOLL_ERR_MPI, describe(s), false);
   return pr;
@@ -40,15 +40,13 @@ bool ReductionCall::stand_in_elements(const void* source, void** out) {
   return true;
 }
 
-GeneratorInput ReductionCall::base_input(const CollectiveCall& call,
-                                         std::vector<double> arrivals) const {
-  GeneratorInput in;
-  in.p = call.p();
-  in.root = root_;
-  in.cost = call.cost();
-  in.bytes = static_cast<double>(view_.units) * view_.unit.size;
-  in.arrivals = std::move(arrivals);
-  return in;
+void ReductionCall::base_input(const CollectiveCall& call, std::vector<double> arrivals,
+                               GeneratorInput* in) const {
+  in->p = call.p();
+  in->root = root_;
+  in->cost = call.cost();
+  in->bytes = static_cast<double>(view_.units) * view_.unit.size;
+  in->arrivals = std::move(arrivals);
 }
 
 void ReductionCall::prepare(const CollectiveCall& call, const AlgorithmInfo& algo,
@@ -62,7 +60,7 @@ AutoRequest ReductionCall::auto_request(const CollectiveCall& call, std::vector<
   AutoRequest r;
   r.units = view_.units;
   r.commutative = call.commutative();
-  r.base = base_input(call, std::move(arrivals));
+  base_input(call, std::move(arrivals), &r.base);
   r.prepare = [this, &call](const AlgorithmInfo& a, GeneratorInput* g) { prepare(call, a, g); };
   return r;
 }
@@ -70,7 +68,8 @@ AutoRequest ReductionCall::auto_request(const CollectiveCall& call, std::vector<
 GeneratorInput ReductionCall::generator_input(const CollectiveCall& call,
                                               const AlgorithmInfo& algo,
                                               std::vector<double> arrivals) {
-  GeneratorInput in = base_input(call, std::move(arrivals));
+  GeneratorInput in;
+  base_input(call, std::move(arrivals), &in);
   prepare(call, algo, &in);
   return in;
 }

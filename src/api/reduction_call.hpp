@@ -34,7 +34,8 @@ class ReductionCall : public CollectiveDescription {
   // The generator input for `algo` as the call runs it (blocks, round time).
   virtual void prepare(const CollectiveCall& call, const AlgorithmInfo& algo,
                        GeneratorInput* in) const;
-  GeneratorInput base_input(const CollectiveCall& call, std::vector<double> arrivals) const;
+  void base_input(const CollectiveCall& call, std::vector<double> arrivals,
+                  GeneratorInput* in) const;
   // n zeroed elements to stand in for a buffer; with `source` readable, a copy of it; else the
   // op's identity. False when the op has none.
   bool stand_in_elements(const void* source, void** out);

@@ -104,7 +104,7 @@ class ScatterGatherCall final : public CollectiveDescription {
     return PAPCOLL_SUCCESS;
   }
 
-  ArgProblem late_problem() const override { return native_ ? ArgProblem{} : own_problem_; }
+  const ArgProblem* late_problem() const override { return native_ ? nullptr : &own_problem_; }
 
   int run_native(CollectiveCall& call) override {
     const MPI_Comm comm = call.context().comm;

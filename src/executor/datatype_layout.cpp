@@ -99,16 +99,6 @@ MpiStatus unpack_elements(void* dst, const char* packed, int64_t n, const Dataty
 
 namespace papcoll {
 
-bool spans_overlap(const void* a, int64_t na, const DatatypeLayout& la, const void* b, int64_t nb,
-                   const DatatypeLayout& lb) {
-  if (a == nullptr || b == nullptr || na <= 0 || nb <= 0 || la.size == 0 || lb.size == 0)
-    return false;
-  const auto lo_a = reinterpret_cast<std::intptr_t>(a) + la.true_lb;
-  const auto lo_b = reinterpret_cast<std::intptr_t>(b) + lb.true_lb;
-  const auto hi_a = lo_a + la.temp_bytes(na), hi_b = lo_b + lb.temp_bytes(nb);
-  return lo_a < hi_b && lo_b < hi_a;
-}
-
 const DatatypeLayout& byte_layout() {
   static const DatatypeLayout l = [] {
     DatatypeLayout b;
@@ -261,9 +251,21 @@ bool is_predefined_op(MPI_Op op) {
   return false;
 }
 
+// The predefined types most calls pass: their elements are the units as they are, and telling
+// them by their handle spares the hot path (8-byte all-reduces) the type decoding.
+bool common_basic_type(MPI_Datatype t) {
+  static const MPI_Datatype kCommon[] = {MPI_DOUBLE, MPI_FLOAT,     MPI_INT,      MPI_LONG,
+                                         MPI_LONG_LONG, MPI_UNSIGNED, MPI_UNSIGNED_LONG,
+                                         MPI_UNSIGNED_LONG_LONG, MPI_INT64_T, MPI_INT32_T,
+                                         MPI_UINT64_T, MPI_UINT32_T, MPI_BYTE, MPI_CHAR};
+  for (MPI_Datatype c : kCommon)
+    if (t == c) return true;
+  return false;
+}
+
 MpiStatus reduction_view(const DatatypeLayout& layout, int64_t count, MPI_Op op, DataView* out) {
   *out = DataView{layout, count, true};  // the caller's own elements
-  if (!is_predefined_op(op) || layout.size == 0) return {};
+  if (common_basic_type(layout.type) || !is_predefined_op(op) || layout.size == 0) return {};
   MPI_Datatype basic = MPI_DATATYPE_NULL;
   if (MpiStatus s = single_basic_type(layout.type, &basic); !s.ok()) return s;
   if (basic == MPI_DATATYPE_NULL) return {};

@@ -34,8 +34,14 @@ MpiStatus query_layout(MPI_Datatype type, DatatypeLayout* out);
 
 // Whether the bytes MPI touches for na elements of la at a and nb elements of lb at b overlap
 // (aliased buffers: MPI forbids them unless one is MPI_IN_PLACE).
-bool spans_overlap(const void* a, int64_t na, const DatatypeLayout& la, const void* b, int64_t nb,
-                   const DatatypeLayout& lb);
+inline bool spans_overlap(const void* a, int64_t na, const DatatypeLayout& la, const void* b,
+                          int64_t nb, const DatatypeLayout& lb) {
+  if (a == nullptr || b == nullptr || na <= 0 || nb <= 0 || la.size == 0 || lb.size == 0)
+    return false;
+  const char* lo_a = static_cast<const char*>(a) + la.true_lb;
+  const char* lo_b = static_cast<const char*>(b) + lb.true_lb;
+  return lo_a < lo_b + lb.temp_bytes(nb) && lo_b < lo_a + la.temp_bytes(na);
+}
 
 // MPI_BYTE: the unit of the copy-only collectives' byte views (DataView).
 const DatatypeLayout& byte_layout();
