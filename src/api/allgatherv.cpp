@@ -131,8 +131,9 @@ class AllgathervCall final : public CollectiveDescription {
   // Message sizes are ints; MPI_Allgatherv handles larger calls in the user's elements.
   bool needs_native() const override { return total_ > INT_MAX; }
 
-  AutoRequest auto_request(const CollectiveCall& call, std::vector<double> arrivals) override {
-    AutoRequest r = CollectiveDescription::auto_request(call, std::move(arrivals));
+  AutoRequest auto_request(const CollectiveCall& call,
+                           const std::vector<double>& arrivals) override {
+    AutoRequest r = CollectiveDescription::auto_request(call, arrivals);
     r.units = total_;
     r.shared_memory = shared(call);
     return r;

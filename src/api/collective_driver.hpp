@@ -59,7 +59,8 @@ class CollectiveDescription {
   virtual const ArgProblem* late_problem() const { return nullptr; }
   virtual bool reads_arrivals() const { return false; }
   // Step 7: the facts of "auto" beyond the generator input (units, commutative, transport).
-  virtual AutoRequest auto_request(const CollectiveCall& call, std::vector<double> arrivals);
+  virtual AutoRequest auto_request(const CollectiveCall& call,
+                                   const std::vector<double>& arrivals);
   // The call must go to the MPI library whatever the algorithm (decided from agreed values).
   virtual bool needs_native() const { return false; }
   // Step 8.
@@ -78,10 +79,6 @@ class CollectiveDescription {
                             const GeneratorInput& in) = 0;
 };
 
-// Runs one call of `d` (the steps above). `who` names the entry point in messages.
-int run_collective(const char* who, Collective c, CollectiveDescription& d,
-                   const papcoll_options* opt, MPI_Comm comm, double entry_time);
-
 // A rank refuses a call whose message pattern it cannot know (its count, datatype, root, op or
 // algorithm is invalid), so it cannot take part. Today the error is returned on this rank alone
 // (the other ranks may wait for it: issue #21), except with PAPCOLL_CHECK=1, where the refusal
@@ -90,5 +87,54 @@ int run_collective(const char* who, Collective c, CollectiveDescription& d,
 // board") will let every rank learn of the refusal without a message per call.
 int refuse_without_pattern(CollectiveCall& call, MPI_Comm comm, CollectiveDescription* d,
                            int code);
+
+// Step 8 for a schedule: p = 1, the schedule and the executor (not the hot path).
+int run_schedule(CollectiveCall& call, CollectiveDescription& d, const AlgorithmInfo* algo,
+                 std::vector<double> arrivals);
+
+// Runs one call of `d` (the steps above). `who` names the entry point in messages. A template
+// over the (final) description so that the hot path, a small call that goes to the MPI library,
+// makes direct calls only: balanced 8-byte all-reduces must cost what MPI's do.
+template <typename Description>
+int run_collective(const char* who, Collective c, Description& d, const papcoll_options* opt,
+                   MPI_Comm comm, double entry_time) {
+  CollectiveCall call(who, c);
+  PAPCOLL_TRY(call.check_comm(comm));  // without a communicator nobody can be told anything
+  if (int rc = call.check_options(opt); rc != PAPCOLL_SUCCESS)
+    return refuse_without_pattern(call, comm, nullptr, rc);
+  const ArgProblem problem = d.check(call);
+  if (!problem.ok() && (!problem.pattern_known || !d.stand_in(call, problem)))
+    return refuse_without_pattern(
+        call, comm, &d, problem.pattern_known ? problem.report_local(call) : problem.report(call));
+  if (check_mode()) PAPCOLL_TRY(check_call(call, comm, d.descriptor(), PAPCOLL_SUCCESS));
+  PAPCOLL_TRY(call.enter_monitor(comm, entry_time));
+
+  // Steps 5 to 8.
+  if (!d.moves_nothing()) {  // the same on every rank: no messages
+    PAPCOLL_TRY(call.open_context(comm));
+    PAPCOLL_TRY(d.agree(call));
+    std::vector<double> arrivals;
+    if (d.reads_arrivals()) PAPCOLL_TRY(call.arrivals(&arrivals));
+    const Selection& sel = call.selection();
+    const AlgorithmInfo* algo = sel.algo;
+    bool native = (!sel.is_auto && sel.algo == nullptr) || d.needs_native();
+    if (sel.is_auto && !native) {
+      const AutoChoice choice = choose_auto(c, d.auto_request(call, arrivals));
+      algo = choice.algo;
+      native = choice.native;
+    }
+    if (native) {
+      CollectiveCall::record_algorithm(nullptr);
+      PAPCOLL_TRY(d.run_native(call));
+    } else {
+      PAPCOLL_TRY(run_schedule(call, d, algo, std::move(arrivals)));
+    }
+  }
+  // A rank that took part with stand-ins: the others completed normally and cannot see this.
+  if (!problem.ok()) return problem.report_local(call);
+  if (const ArgProblem* late = d.late_problem(); late != nullptr && !late->ok())
+    return late->report_local(call);
+  return PAPCOLL_SUCCESS;
+}
 
 }  // namespace papcoll

@@ -24,8 +24,11 @@ ArgProblem ReductionCall::check_common(CollectiveCall& call) {
   if (ArgProblem op = call.op_problem(op_); !op.ok()) return op;
   if (call.collective() == Collective::reduce)
     if (ArgProblem root = call.root_problem(root_); !root.ok()) return root;
-  if (MpiStatus s = reduction_view(layout_, count_, op_, &view_); !s.ok())
+  if (predefined_type(datatype_)) {
+    view_ = DataView{layout_, count_, true};
+  } else if (MpiStatus s = reduction_view(layout_, count_, op_, &view_); !s.ok()) {
     pr.note(PAPCOLL_ERR_MPI, describe(s), false);
+  }
   return pr;
 }
 
@@ -40,13 +43,11 @@ bool ReductionCall::stand_in_elements(const void* source, void** out) {
   return true;
 }
 
-void ReductionCall::base_input(const CollectiveCall& call, std::vector<double> arrivals,
-                               GeneratorInput* in) const {
+void ReductionCall::base_input(const CollectiveCall& call, GeneratorInput* in) const {
   in->p = call.p();
   in->root = root_;
   in->cost = call.cost();
   in->bytes = static_cast<double>(view_.units) * view_.unit.size;
-  in->arrivals = std::move(arrivals);
 }
 
 void ReductionCall::prepare(const CollectiveCall& call, const AlgorithmInfo& algo,
@@ -56,11 +57,13 @@ void ReductionCall::prepare(const CollectiveCall& call, const AlgorithmInfo& alg
   if (!algo.uses_arrivals) in->arrivals.clear();
 }
 
-AutoRequest ReductionCall::auto_request(const CollectiveCall& call, std::vector<double> arrivals) {
+AutoRequest ReductionCall::auto_request(const CollectiveCall& call,
+                                        const std::vector<double>& arrivals) {
   AutoRequest r;
   r.units = view_.units;
   r.commutative = call.commutative();
-  base_input(call, std::move(arrivals), &r.base);
+  base_input(call, &r.base);
+  r.base.arrivals = arrivals;
   r.prepare = [this, &call](const AlgorithmInfo& a, GeneratorInput* g) { prepare(call, a, g); };
   return r;
 }
@@ -69,7 +72,8 @@ GeneratorInput ReductionCall::generator_input(const CollectiveCall& call,
                                               const AlgorithmInfo& algo,
                                               std::vector<double> arrivals) {
   GeneratorInput in;
-  base_input(call, std::move(arrivals), &in);
+  base_input(call, &in);
+  in.arrivals = std::move(arrivals);
   prepare(call, algo, &in);
   return in;
 }

@@ -24,7 +24,8 @@ class ReductionCall : public CollectiveDescription {
   CallDescriptor descriptor() const override { return desc_; }
   bool moves_nothing() const override { return count_ == 0 || layout_.size == 0; }
   bool reads_arrivals() const override { return true; }
-  AutoRequest auto_request(const CollectiveCall& call, std::vector<double> arrivals) override;
+  AutoRequest auto_request(const CollectiveCall& call,
+                           const std::vector<double>& arrivals) override;
   GeneratorInput generator_input(const CollectiveCall& call, const AlgorithmInfo& algo,
                                  std::vector<double> arrivals) override;
 
@@ -34,8 +35,7 @@ class ReductionCall : public CollectiveDescription {
   // The generator input for `algo` as the call runs it (blocks, round time).
   virtual void prepare(const CollectiveCall& call, const AlgorithmInfo& algo,
                        GeneratorInput* in) const;
-  void base_input(const CollectiveCall& call, std::vector<double> arrivals,
-                  GeneratorInput* in) const;
+  void base_input(const CollectiveCall& call, GeneratorInput* in) const;
   // n zeroed elements to stand in for a buffer; with `source` readable, a copy of it; else the
   // op's identity. False when the op has none.
   bool stand_in_elements(const void* source, void** out);

@@ -1,6 +1,7 @@
 #include "executor/datatype_layout.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -251,21 +252,20 @@ bool is_predefined_op(MPI_Op op) {
   return false;
 }
 
-// The predefined types most calls pass: their elements are the units as they are, and telling
-// them by their handle spares the hot path (8-byte all-reduces) the type decoding.
-bool common_basic_type(MPI_Datatype t) {
-  static const MPI_Datatype kCommon[] = {MPI_DOUBLE, MPI_FLOAT,     MPI_INT,      MPI_LONG,
-                                         MPI_LONG_LONG, MPI_UNSIGNED, MPI_UNSIGNED_LONG,
-                                         MPI_UNSIGNED_LONG_LONG, MPI_INT64_T, MPI_INT32_T,
-                                         MPI_UINT64_T, MPI_UINT32_T, MPI_BYTE, MPI_CHAR};
-  for (MPI_Datatype c : kCommon)
-    if (t == c) return true;
-  return false;
+bool predefined_type(MPI_Datatype t) {
+  static std::atomic<MPI_Datatype> last_named{MPI_DATATYPE_NULL};
+  if (t == last_named.load(std::memory_order_relaxed)) return true;
+  int ni = 0, na = 0, nt = 0, combiner = MPI_COMBINER_NAMED;
+  if (MPI_Type_get_envelope(t, &ni, &na, &nt, &combiner) != MPI_SUCCESS ||
+      combiner != MPI_COMBINER_NAMED)
+    return false;
+  last_named.store(t, std::memory_order_relaxed);
+  return true;
 }
 
 MpiStatus reduction_view(const DatatypeLayout& layout, int64_t count, MPI_Op op, DataView* out) {
   *out = DataView{layout, count, true};  // the caller's own elements
-  if (common_basic_type(layout.type) || !is_predefined_op(op) || layout.size == 0) return {};
+  if (!is_predefined_op(op) || layout.size == 0 || predefined_type(layout.type)) return {};
   MPI_Datatype basic = MPI_DATATYPE_NULL;
   if (MpiStatus s = single_basic_type(layout.type, &basic); !s.ok()) return s;
   if (basic == MPI_DATATYPE_NULL) return {};

@@ -81,6 +81,11 @@ struct DataView {
 DataView byte_view(const DatatypeLayout& layout, int64_t count);
 MpiStatus reduction_view(const DatatypeLayout& layout, int64_t count, MPI_Op op, DataView* out);
 
+// Whether `t` is a predefined (named) type, remembering the last one seen: its elements are the
+// units as they are, and the hot path (8-byte all-reduces) then skips the type decoding. Only
+// named types are remembered: their handles are static objects that no derived type can reuse.
+bool predefined_type(MPI_Datatype t);
+
 // The one predefined type every basic element of `type` has, or MPI_DATATYPE_NULL when there are
 // several (or none). Walks the type's constructors (MPI_Type_get_contents).
 MpiStatus single_basic_type(MPI_Datatype type, MPI_Datatype* out);
