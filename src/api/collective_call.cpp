@@ -130,9 +130,7 @@ ArgProblem CollectiveCall::op_problem(MPI_Op op) {
 
 int CollectiveCall::enter_monitor(MPI_Comm comm, double entry_time) {
   if (monitor_ == nullptr) return PAPCOLL_SUCCESS;
-  if (int rc = monitor_->enter_call(comm, entry_time, opt_.monitor_site, who_, &predicted_);
-      rc != PAPCOLL_SUCCESS)
-    return rc;
+  PAPCOLL_TRY(monitor_->enter_call(comm, entry_time, opt_.monitor_site, who_, &predicted_));
   in_monitor_call_ = true;
   return PAPCOLL_SUCCESS;
 }
