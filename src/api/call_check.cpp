@@ -1,5 +1,6 @@
 #include "api/call_check.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <cstring>
@@ -72,7 +73,7 @@ const char* collective_name(std::int64_t c) {
 
 void put_name(std::int64_t* words, const char* name) {
   char text[kNameBytes + 1] = {0};
-  std::strncpy(text, name, kNameBytes);
+  std::memcpy(text, name, std::min(std::strlen(name), kNameBytes));  // cut, still terminated
   std::memcpy(words, text, sizeof text);
 }
 
