@@ -15,13 +15,13 @@ struct PowerOfTwoFold {
   std::vector<int> real_rank;  // virtual rank -> real rank
 
   explicit PowerOfTwoFold(int p_) : p(p_) {
-    while (pof2 * 2 <= p) pof2 *= 2;
+    while (pof2 <= p / 2) pof2 *= 2;  // not pof2 * 2 <= p: that overflows for p > 2^30
     extra = p - pof2;
     for (int v = 0; v < pof2; ++v) real_rank.push_back(v < extra ? 2 * v + 1 : v + extra);
   }
   int log2_pof2() const {
     int l = 0;
-    while ((1 << l) < pof2) ++l;
+    while ((pof2 >> l) > 1) ++l;
     return l;
   }
 };
