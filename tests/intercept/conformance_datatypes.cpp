@@ -864,32 +864,29 @@ void group_types(const Comm& c, uint64_t seed) {
     }
 }
 
-// Counts up to several MB (4 MiB of ints, 4 MB of int:4,double:8 units), the first and last root.
+// Counts up to several MB: 4 MiB of ints or 4 MB of int:4,double:8 units once per operation,
+// smaller ones (0.25-1 MiB) with other types and in place; the first, last and middle root.
 void group_large(const Comm& c, uint64_t seed) {
   int p;
   MPI_Comm_size(c.comm, &p);
   const long long ints = 1LL << 20;  // 4 MiB
-  const View basic{Shape::basic, Pad::natural};
-  for (int root : {0, p - 1}) {
-    bcast_case(c, root, kInt, ints, [&](int) { return basic; }, seed + root);
-    bcast_case(c, root, kIntDouble, 50000, [&](int) { return View{Shape::unit, Pad::natural}; }, seed + 10 + root);
-  }
-  bcast_case(c, p / 2, kDouble, 3 * ints / 4 + 1, [&](int) { return View{Shape::holes, Pad::natural}; }, seed + 20);
+  const View basic{Shape::basic, Pad::natural}, unit{Shape::unit, Pad::natural};
+  for (int root : {0, p - 1}) bcast_case(c, root, kInt, ints, [&](int) { return basic; }, seed + root);
+  bcast_case(c, p / 2, kIntDouble, 50000, [&](int) { return unit; }, seed + 10);
+  bcast_case(c, p / 2, kDouble, ints / 8 + 1, [&](int) { return View{Shape::holes, Pad::natural}; }, seed + 20);
   reduction_case(c, -1, kInt, ints, basic, MPI_SUM, false, seed + 30);
-  reduction_case(c, -1, kDouble, ints / 2 + 3, basic, MPI_MAX, true, seed + 31);
+  reduction_case(c, -1, kDouble, ints / 8 + 3, basic, MPI_MAX, true, seed + 31);
   reduction_case(c, p - 1, kInt, ints, basic, MPI_SUM, true, seed + 32);
-  reduction_case(c, 0, kShort3, ints / 3, View{Shape::unit, Pad::natural}, MPI_BXOR, false, seed + 33);
-  reduction_case(c, -1, kShort3, ints / 3, View{Shape::whole, Pad::natural}, MPI_MAX, false, seed + 35);
-  user_op_case(c, -1, 40000, Shape::unit, false, seed + 34);
+  reduction_case(c, 0, kShort3, ints / 12, unit, MPI_BXOR, false, seed + 33);
+  reduction_case(c, -1, kShort3, ints / 12, View{Shape::whole, Pad::natural}, MPI_MAX, false, seed + 35);
+  user_op_case(c, -1, 10000, Shape::unit, false, seed + 34);
   allgatherv_case(c, kInt, 0, ints / p, [&](int) { return basic; }, basic, false, seed + 40);
-  allgatherv_case(c, kInt, 3, ints / p, [&](int) { return basic; }, basic, true, seed + 41);
-  allgatherv_case(c, kIntDouble, 2, 80000 / p, [&](int) { return View{Shape::unit, Pad::natural}; },
-                  View{Shape::unit, Pad::natural}, false, seed + 42);
+  allgatherv_case(c, kInt, 3, ints / 4 / p, [&](int) { return basic; }, basic, true, seed + 41);
+  allgatherv_case(c, kIntDouble, 2, 20000 / p, [&](int) { return unit; }, unit, false, seed + 42);
   scatterv_case(c, 0, kInt, 0, ints / p, basic, [&](int) { return basic; }, false, seed + 50);
-  scatterv_case(c, p - 1, kDouble, 2, ints / p, basic, [&](int) { return basic; }, true, seed + 51);
+  scatterv_case(c, p - 1, kDouble, 2, ints / 4 / p, basic, [&](int) { return basic; }, true, seed + 51);
   gatherv_case(c, 0, kInt, 3, ints / p, basic, [&](int) { return basic; }, false, seed + 60);
-  gatherv_case(c, p - 1, kIntDouble, 0, 50000 / p, View{Shape::unit, Pad::natural},
-               [&](int) { return View{Shape::unit, Pad::natural}; }, true, seed + 61);
+  gatherv_case(c, p - 1, kIntDouble, 0, 12500 / p, unit, [&](int) { return unit; }, true, seed + 61);
 }
 
 // Mixed signatures: the ranks describe the same data with different (count, datatype) pairs.
