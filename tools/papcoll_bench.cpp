@@ -1,7 +1,8 @@
 // papcoll-bench: the imbalanced-arrival benchmark of Proficz, "Improving all-reduce collective
 // operations for imbalanced process arrival patterns" (Sec. 5.1, Fig. 9). Every rank emulates a
-// computation phase of its own length, then enters the collective; the figure of merit is the
-// average over ranks of (own completion - own arrival). See docs/papcoll-bench.md.
+// computation phase of its own length, then enters the collective; the figures are the average
+// over ranks of (own completion - own arrival), the paper's, and of (own completion - the last
+// rank's arrival), the post-arrival time P, also quoted as P/delta. See docs/papcoll-bench.md.
 #include <mpi.h>
 
 #include <algorithm>
@@ -51,7 +52,7 @@ struct Rng {
   double uniform01() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
 };
 
-enum : std::uint64_t { kPurposeData = 1, kPurposeDelay = 2 };
+enum : std::uint64_t { kPurposeData = 1, kPurposeDelay = 2, kPurposeLateSet = 3 };
 
 // ---------------------------------------------------------------------------------------------
 // Op runners. One OpCase holds the buffers of one (op, size, dtype) and knows how to make fresh
@@ -466,6 +467,18 @@ const OpRunner* find_runner(const std::string& op) {
   return nullptr;
 }
 
+// The first k entries of a random permutation of 0..p-1 (a partial Fisher-Yates shuffle).
+std::vector<int> first_of_permutation(Rng& rng, int p, int k) {
+  std::vector<int> order(static_cast<size_t>(p));
+  for (int r = 0; r < p; ++r) order[r] = r;
+  for (int i = 0; i < k; ++i) {
+    const int j = i + static_cast<int>(rng.next() % static_cast<std::uint64_t>(p - i));
+    std::swap(order[i], order[j]);
+  }
+  order.resize(static_cast<size_t>(k));
+  return order;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The delay model (Fig. 9 lines 3-8). Returns every rank's halfTime in ms; identical on all
 // ranks because the random delays come from a stream seeded identically everywhere (all p
@@ -488,8 +501,58 @@ std::vector<double> half_times_ms(const BenchOptions& o, double max_delay_ms, in
       for (double& h : half) h += rng.uniform01() * max_delay_ms / 2.0;  // total: U[0,max)
       break;
     }
+    case DelayMode::k_late:
+    case DelayMode::staggered: {
+      // Which ranks are late, and for staggered in which order, is fixed for the run (persistent
+      // stragglers, as one-late's rank 1, so a history predictor can learn them): the first K of a
+      // permutation seeded by --seed alone. k-late: all K by max_delay; staggered: the i-th of
+      // them by i/K x max_delay, i = 1..K.
+      Rng rng{stream_seed(o.seed, kPurposeLateSet, 0, 0)};
+      const int k = std::min(o.late_count, p);  // K < p was checked (check_mode_for_ranks)
+      const std::vector<int> late = first_of_permutation(rng, p, k);
+      for (int i = 0; i < k; ++i) {
+        const double delay =
+            o.mode == DelayMode::k_late ? max_delay_ms : max_delay_ms * (i + 1) / k;
+        half[static_cast<size_t>(late[i])] += delay / 2.0;
+      }
+      break;
+    }
   }
   return half;
+}
+
+// ---------------------------------------------------------------------------------------------
+// P's time line. The post-arrival time compares one rank's finish with another's arrival, so
+// both must be read on one clock. Ranks on one node share BenchClock (steady_clock is the
+// system-wide CLOCK_MONOTONIC on Linux; under SMPI it is the simulated MPI_Wtime); then the times
+// are absolute. Across nodes (MPI_WTIME_IS_GLOBAL is false in Open MPI 4.1) every rank measures
+// from its own exit from the iteration's barriers instead, which are as close to simultaneous as
+// the ranks can make them: P is then off by the skew of the exits (docs/papcoll-bench.md).
+
+double clock_s(BenchClock::time_point t) {
+  return std::chrono::duration<double>(t.time_since_epoch()).count();
+}
+
+bool ranks_share_a_clock(MPI_Comm comm) {
+#ifdef PAPCOLL_SMPI
+  (void)comm;
+  return true;
+#else
+  int p = 0, node_size = 0;
+  MPI_Comm node;
+  MPI_Comm_size(comm, &p);
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm_size(node, &node_size);
+  MPI_Comm_free(&node);
+  int all = node_size == p ? 1 : 0;  // the same answer on every rank, whatever MPI does
+  MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, comm);
+  return all == 1;
+#endif
+}
+
+// Called right after the barriers: 0 on a shared clock, else this rank's barrier exit.
+double timeline_origin_s(bool shared_clock) {
+  return shared_clock ? 0.0 : clock_s(BenchClock::now());
 }
 
 // ---- HOOK: edge(0.5), Fig. 9 line 12 -------------------------------------------------------
@@ -592,6 +655,7 @@ int main(int argc, char** argv) {
   if (opt.algorithms.empty()) opt.algorithms = split_commas(runner->default_algorithms);
   if (std::string err = validate_algorithms(opt, accepted_algorithms(*runner)); !err.empty())
     return usage_error(err);
+  if (std::string err = check_mode_for_ranks(opt, p); !err.empty()) return usage_error(err);
 
   // Fail before the sweep, not after it, if the JSON file cannot be written.
   int json_ok = 1;
@@ -643,6 +707,8 @@ int main(int argc, char** argv) {
   info.opt = opt;
   info.p = p;
   info.mpi_library = mpi_library_version();
+  info.delta = delta_params(opt);
+  info.shared_clock = ranks_share_a_clock(comm);
   MPI_Query_thread(&thread_level);
   info.thread_level = thread_level == MPI_THREAD_MULTIPLE     ? "MPI_THREAD_MULTIPLE"
                       : thread_level == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED"
@@ -680,7 +746,9 @@ int main(int argc, char** argv) {
   double last_progress = MPI_Wtime();
   std::vector<ConfigResult> configs;
   bool any_failure = false;
-  std::vector<double> all_elapsed(static_cast<size_t>(p));
+  // Per rank: elapsed, arrival, finish (the last two on P's time line).
+  std::vector<double> all_times(3 * static_cast<size_t>(p));
+  std::vector<double> all_arrivals(static_cast<size_t>(p)), all_finishes(static_cast<size_t>(p));
 
   int cfg_index = 0;
   for (const long long count : opt.sizes) {
@@ -773,6 +841,8 @@ int main(int argc, char** argv) {
 
           MPI_Barrier(comm);
           MPI_Barrier(comm);
+          // The origin of this rank's arrival and finish on P's time line (timeline_origin_s).
+          const double origin = timeline_origin_s(info.shared_clock);
           // Fig. 9: the computation phase starts after the barriers (begin), edge(0.5) between
           // the two sleeps. Only the edge mode uses them; history needs nothing from the program.
           if (mon != nullptr && edge_mode) papcoll_monitor_begin(mon);
@@ -783,9 +853,11 @@ int main(int argc, char** argv) {
                                  edge_mode ? mon : nullptr});
           sleep_until(start + 2 * my_half);
 
+          const double arrival = clock_s(BenchClock::now()) - origin;
           const double t0 = MPI_Wtime();
           int rc = op_case->run(alg, &popt);
           const double t1 = MPI_Wtime();
+          const double finish = clock_s(BenchClock::now()) - origin;
           if (rc == PAPCOLL_SUCCESS && edge_rc != PAPCOLL_SUCCESS) rc = edge_rc;
 
           // The pattern papcoll ran with: the oracle's, the monitor's agreed one, or none (all
@@ -806,8 +878,8 @@ int main(int argc, char** argv) {
             if (rank == 0 && cr.algos[a].error_message.empty())
               cr.algos[a].error_message = std::string(papcoll_error_string(rc)) + ": " + msg;
           }
-          const double elapsed = t1 - t0;
-          MPI_Allgather(&elapsed, 1, MPI_DOUBLE, all_elapsed.data(), 1, MPI_DOUBLE, comm);
+          const double mine[3] = {t1 - t0, arrival, finish};
+          MPI_Allgather(mine, 3, MPI_DOUBLE, all_times.data(), 3, MPI_DOUBLE, comm);
           int flags = (rc != PAPCOLL_SUCCESS ? 2 : 0) | (rc == PAPCOLL_SUCCESS && !ok ? 1 : 0);
           MPI_Allreduce(MPI_IN_PLACE, &flags, 1, MPI_INT, MPI_BOR, comm);
 
@@ -827,10 +899,16 @@ int main(int argc, char** argv) {
           if (iteration >= 0) {
             double sum = 0;
             for (int r = 0; r < p; ++r) {
-              sum += all_elapsed[r];
-              res.rank_sum_ms[r] += all_elapsed[r] * 1e3;
+              const double elapsed = all_times[3 * static_cast<size_t>(r)];
+              sum += elapsed;
+              res.rank_sum_ms[r] += elapsed * 1e3;
+              all_arrivals[r] = all_times[3 * static_cast<size_t>(r) + 1];
+              all_finishes[r] = all_times[3 * static_cast<size_t>(r) + 2];
             }
             res.samples_ms.push_back(sum / p * 1e3);
+            const PostArrival pa = post_arrival(all_arrivals, all_finishes);
+            res.post_arrival_ms.push_back(pa.post_arrival_ms);
+            res.arrival_lag_ms.push_back(pa.arrival_lag_ms);
           }
         }
 

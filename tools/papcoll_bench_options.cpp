@@ -39,8 +39,11 @@ const char* const kUsage =
     "  --dtype float|double|int|long   element type (default float); the op is MPI_SUM\n"
     "  --iters N               measured iterations (default 32)\n"
     "  --warmup N              discarded iterations before them (default 3)\n"
-    "  --mode none|one-late|rand-late  delay mode (default one-late)\n"
-    "  --max-delay MS[,MS...]  maximal delay in ms (default 20)\n"
+    "  --mode M                delay mode: none, one-late, rand-late, k-late:K (K ranks late\n"
+    "                          by the max delay), staggered:K (K ranks late by max/K, 2max/K,\n"
+    "                          ..., max); K < p (default one-late)\n"
+    "  --max-delay D[,D...]    maximal delay: a number of ms, or with a unit: 200us, 20ms,\n"
+    "                          0.5s (default 20)\n"
     "  --compute-ms MS         base of the emulated computation (paper: 100; default 10)\n"
     "  --pat P[,P...]          arrival pattern papcoll gets (default oracle): oracle (the\n"
     "                          injected times), monitor (progress-monitor thread, begin +\n"
@@ -81,6 +84,43 @@ bool parse_ms(const std::string& s, double* out) {
   const double v = std::strtod(s.c_str(), &end);
   if (*end != '\0' || !std::isfinite(v) || v < 0 || v > 3.6e6) return false;
   *out = v;
+  return true;
+}
+
+// A duration in ms: a plain number is milliseconds (as --max-delay always took); "us", "ms" and
+// "s" name the unit.
+bool parse_duration_ms(const std::string& s, double* out) {
+  struct Unit {
+    const char* suffix;
+    double ms;
+  };
+  // "s" last: it ends the other two.
+  static const Unit kUnits[] = {{"us", 1e-3}, {"ms", 1.0}, {"s", 1e3}};
+  std::string number = s;
+  double scale = 1.0;
+  for (const Unit& u : kUnits) {
+    const std::string suffix = u.suffix;
+    if (s.size() > suffix.size() &&
+        s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      number = s.substr(0, s.size() - suffix.size());
+      scale = u.ms;
+      break;
+    }
+  }
+  // Not parse_ms: its bound is in the number's own unit (5000000us is 5 s).
+  if (number.empty() || number.find_first_not_of("0123456789.") != std::string::npos) return false;
+  char* end = nullptr;
+  const double ms = std::strtod(number.c_str(), &end) * scale;
+  if (*end != '\0' || !std::isfinite(ms) || ms < 0 || ms > 3.6e6) return false;
+  *out = ms;
+  return true;
+}
+
+// "k-late:3" -> 3. The count of late ranks, at least 1 (K < p is checked once p is known).
+bool parse_late_count(const std::string& s, int* out) {
+  long long k = 0;
+  if (!parse_int(s, 1, 1000000, &k)) return false;
+  *out = static_cast<int>(k);
   return true;
 }
 
@@ -133,8 +173,16 @@ const char* delay_mode_name(DelayMode m) {
     case DelayMode::none: return "none";
     case DelayMode::one_late: return "one-late";
     case DelayMode::rand_late: return "rand-late";
+    case DelayMode::k_late: return "k-late";
+    case DelayMode::staggered: return "staggered";
   }
   return "?";
+}
+
+std::string delay_mode_label(DelayMode m, int k) {
+  if (m == DelayMode::k_late || m == DelayMode::staggered)
+    return std::string(delay_mode_name(m)) + ":" + std::to_string(k);
+  return delay_mode_name(m);
 }
 
 const char* pat_mode_name(PatMode m) {
@@ -313,13 +361,24 @@ ParseResult parse_bench_options(int argc, const char* const* argv, BenchOptions&
       if (value == "none") out.mode = DelayMode::none;
       else if (value == "one-late") out.mode = DelayMode::one_late;
       else if (value == "rand-late") out.mode = DelayMode::rand_late;
-      else return fail("--mode: '" + value + "' is not one of none, one-late, rand-late");
+      else if (value.rfind("k-late:", 0) == 0 &&
+               parse_late_count(value.substr(7), &out.late_count))
+        out.mode = DelayMode::k_late;
+      else if (value.rfind("staggered:", 0) == 0 &&
+               parse_late_count(value.substr(10), &out.late_count))
+        out.mode = DelayMode::staggered;
+      else
+        return fail("--mode: '" + value +
+                    "' is not one of none, one-late, rand-late, k-late:K, staggered:K (K an "
+                    "integer >= 1, the number of late ranks)");
     } else if (flag == "--max-delay") {
       out.max_delays_ms.clear();
       for (const std::string& s : split_commas(value)) {
         double ms = 0;
-        if (!parse_ms(s, &ms))
-          return fail("--max-delay: '" + s + "' is not a number of milliseconds >= 0");
+        if (!parse_duration_ms(s, &ms))
+          return fail("--max-delay: '" + s +
+                      "' is not a duration >= 0 (ms, or with a unit: 200us, 20ms, 0.5s; at "
+                      "most 1 hour)");
         out.max_delays_ms.push_back(ms);
       }
     } else if (flag == "--compute-ms") {
@@ -373,6 +432,14 @@ ParseResult parse_bench_options(int argc, const char* const* argv, BenchOptions&
     }
   }
   return ParseResult{};
+}
+
+std::string check_mode_for_ranks(const BenchOptions& opt, int p) {
+  if (opt.mode != DelayMode::k_late && opt.mode != DelayMode::staggered) return "";
+  if (opt.late_count < p) return "";
+  return "--mode " + delay_mode_label(opt.mode, opt.late_count) +
+         ": the number of late ranks must be less than the number of ranks (p = " +
+         std::to_string(p) + ")";
 }
 
 std::string validate_algorithms(const BenchOptions& opt,

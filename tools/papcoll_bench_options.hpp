@@ -9,7 +9,9 @@
 
 namespace papcoll_bench {
 
-enum class DelayMode { none, one_late, rand_late };
+// --mode: who arrives late (docs/papcoll-bench.md, Method). k_late and staggered have a count K
+// of late ranks (BenchOptions::late_count).
+enum class DelayMode { none, one_late, rand_late, k_late, staggered };
 // Where papcoll gets the arrival pattern from: the injected delays (oracle), the progress
 // monitor's edge() exchange (monitor), the monitor's history predictor (history), nowhere (none).
 enum class PatMode { oracle, monitor, history, none };
@@ -21,7 +23,8 @@ enum class Shape { regular, irregular, degenerate };
 // (papcoll_bench_counts.hpp).
 enum class CountsDist { equal, cpu_speed, cpu_speed_measured, ratio };
 
-const char* delay_mode_name(DelayMode m);
+const char* delay_mode_name(DelayMode m);           // "k-late"
+std::string delay_mode_label(DelayMode m, int k);  // "k-late:3", as --mode spells it
 const char* pat_mode_name(PatMode m);
 const char* predictor_name(Predictor p);
 const char* dtype_name(Dtype d);
@@ -42,6 +45,7 @@ struct BenchOptions {
   int iters = 32;
   int warmup = 3;
   DelayMode mode = DelayMode::one_late;
+  int late_count = 1;  // K of --mode k-late:K / staggered:K
   std::vector<double> max_delays_ms{20.0};
   double compute_ms = 10.0;  // the paper's "+100 ms" base of the emulated computation
   std::vector<PatMode> pats{PatMode::oracle};  // a list runs every algorithm with each, interleaved
@@ -65,6 +69,10 @@ struct ParseResult {
 // Parses argv[1..argc-1] into `out` (which starts from the defaults above). Accepts
 // "--opt value" and "--opt=value".
 ParseResult parse_bench_options(int argc, const char* const* argv, BenchOptions& out);
+
+// Checks what the parser cannot know: a k-late:K / staggered:K mode needs K < p. Returns "" or an
+// error message. The same on every rank (it depends on the options and p only).
+std::string check_mode_for_ranks(const BenchOptions& opt, int p);
 
 // Checks the chosen algorithm names against the names accepted for the op (`accepted`, e.g.
 // papcoll_algorithms() plus "native" and "auto"). Returns "" or an error message.

@@ -45,6 +45,23 @@ double ConfigResult::speedup_vs_ring(const AlgoResult& a) const {
   return summarize(ring->samples_ms).mean / alg_mean;
 }
 
+PostArrival post_arrival(const std::vector<double>& arrival_s,
+                         const std::vector<double>& finish_s) {
+  PostArrival r;
+  if (arrival_s.empty() || arrival_s.size() != finish_s.size()) return r;
+  const double n = static_cast<double>(arrival_s.size());
+  const double last = *std::max_element(arrival_s.begin(), arrival_s.end());
+  const double mean_arrival = std::accumulate(arrival_s.begin(), arrival_s.end(), 0.0) / n;
+  const double mean_finish = std::accumulate(finish_s.begin(), finish_s.end(), 0.0) / n;
+  r.post_arrival_ms = (mean_finish - last) * 1e3;
+  r.arrival_lag_ms = (last - mean_arrival) * 1e3;
+  return r;
+}
+
+double config_delta_ms(const RunInfo& info, const ConfigResult& c) {
+  return delta_ms(info.delta, static_cast<double>(c.count) * dtype_size(info.opt.dtype));
+}
+
 std::string format_ms(double ms) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.6g", ms);
@@ -79,6 +96,19 @@ std::string bytes_label(double bytes) {
   return buf;
 }
 
+// How many ranks the mode makes late: none 0, one-late 1, k-late/staggered K; rand-late delays
+// every rank by a random amount, so null.
+void late_ranks_field(JsonWriter& w, const BenchOptions& o) {
+  w.key("late_ranks");
+  switch (o.mode) {
+    case DelayMode::none: w.value(0); break;
+    case DelayMode::one_late: w.value(1); break;
+    case DelayMode::rand_late: w.null(); break;
+    case DelayMode::k_late:
+    case DelayMode::staggered: w.value(o.late_count); break;
+  }
+}
+
 }  // namespace
 
 void print_header(std::ostream& os, const RunInfo& info) {
@@ -89,7 +119,7 @@ void print_header(std::ostream& os, const RunInfo& info) {
      << (o.op == "scatterv" || o.op == "gatherv"
              ? " counts-dist=" + counts_dist_label(o.counts_dist, o.counts_ratio)
              : std::string())
-     << " mode=" << delay_mode_name(o.mode)
+     << " mode=" << delay_mode_label(o.mode, o.late_count)
      << " max-delay=" << delays_label(o.max_delays_ms) << "ms pat=" << pats_label(o.pats)
      << " iters=" << o.iters << " warmup=" << o.warmup
      << " compute=" << format_ms(o.compute_ms) << "ms blocks="
@@ -99,7 +129,16 @@ void print_header(std::ostream& os, const RunInfo& info) {
      << info.thread_level << "\n"
      << "# interleaved: every iteration runs each algorithm in turn, each after its own barriers\n"
      << "#   and emulated computation (first algorithm rotates), so machine noise hits all alike\n"
-     << "# elapsed = own arrival to own completion, averaged over ranks, then over iterations\n";
+     << "# elapsed = own arrival to own completion, averaged over ranks, then over iterations\n"
+     << "# P = post-arrival time: completion - last rank's arrival, averaged over ranks, then\n"
+     << "#   over iterations (elapsed = P + last arrival - mean arrival); delta = alpha + n beta,\n"
+     << "#   n the whole buffer's bytes, alpha=" << format_ms(info.delta.alpha_s)
+     << " s beta=" << format_ms(info.delta.beta_s_per_byte) << " s/B (" << info.delta.source
+     << ")\n"
+     << "#   arrivals and completions read on "
+     << (info.shared_clock ? "the ranks' shared clock (one node)"
+                           : "each rank's clock from its own exit from the barriers")
+     << "\n";
   bool history = false, monitor = false;
   for (PatMode m : o.pats) {
     history = history || m == PatMode::history;
@@ -116,11 +155,14 @@ void print_header(std::ostream& os, const RunInfo& info) {
 
 void print_table(std::ostream& os, const RunInfo& info, const ConfigResult& c) {
   const double bytes = static_cast<double>(c.count) * dtype_size(info.opt.dtype);
+  const double delta = config_delta_ms(info, c);
   os << "\n## size=" << format_count(c.count) << " (" << c.count << " " << dtype_name(info.opt.dtype)
-     << ", " << bytes_label(bytes) << ") max-delay=" << format_ms(c.max_delay_ms) << "ms\n";
+     << ", " << bytes_label(bytes) << ") max-delay=" << format_ms(c.max_delay_ms)
+     << "ms delta=" << format_ms(delta) << "ms\n";
   char line[256];
-  std::snprintf(line, sizeof line, "%-20s %-8s %10s %10s %10s %8s %11s  %s\n", "algorithm",
-                "pat", "mean_ms", "stddev_ms", "median_ms", "speedup", "pred_err_ms", "correct");
+  std::snprintf(line, sizeof line, "%-20s %-8s %10s %10s %10s %9s %8s %8s %11s  %s\n",
+                "algorithm", "pat", "mean_ms", "stddev_ms", "median_ms", "P_ms", "P/delta",
+                "speedup", "pred_err_ms", "correct");
   os << line;
   for (const AlgoResult& a : c.algos) {
     const Stats s = summarize(a.samples_ms);
@@ -132,13 +174,16 @@ void print_table(std::ostream& os, const RunInfo& info, const ConfigResult& c) {
       std::snprintf(err, sizeof err, "%.3f", summarize(a.pred_err_ms).mean);
     else std::snprintf(err, sizeof err, "-");
     const char* ok = a.error_iterations ? "ERROR" : (a.incorrect_iterations ? "no" : "yes");
+    const double pa = summarize(a.post_arrival_ms).mean;
     if (s.n > 0)
-      std::snprintf(line, sizeof line, "%-20s %-8s %10.3f %10.3f %10.3f %8s %11s  %s\n",
-                    a.algorithm.c_str(), pat_mode_name(a.pat), s.mean, s.stddev, s.median, speed,
-                    err, ok);
+      std::snprintf(line, sizeof line,
+                    "%-20s %-8s %10.3f %10.3f %10.3f %9.3f %8.2f %8s %11s  %s\n",
+                    a.algorithm.c_str(), pat_mode_name(a.pat), s.mean, s.stddev, s.median, pa,
+                    pa / delta, speed, err, ok);
     else
-      std::snprintf(line, sizeof line, "%-20s %-8s %10s %10s %10s %8s %11s  %s\n",
-                    a.algorithm.c_str(), pat_mode_name(a.pat), "-", "-", "-", speed, err, ok);
+      std::snprintf(line, sizeof line, "%-20s %-8s %10s %10s %10s %9s %8s %8s %11s  %s\n",
+                    a.algorithm.c_str(), pat_mode_name(a.pat), "-", "-", "-", "-", "-", speed,
+                    err, ok);
     os << line;
   }
 }
@@ -156,7 +201,8 @@ void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigR
   w.key("counts").begin_array();
   for (const long long n : o.sizes) w.value(n);
   w.end_array();
-  w.field("dtype", dtype_name(o.dtype)).field("mode", delay_mode_name(o.mode));
+  w.field("dtype", dtype_name(o.dtype)).field("mode", delay_mode_label(o.mode, o.late_count));
+  late_ranks_field(w, o);
   if (o.op == "allgatherv") w.field("shape", shape_name(o.shape));
   if (o.op == "scatterv" || o.op == "gatherv")
     w.field("counts_dist", counts_dist_label(o.counts_dist, o.counts_ratio))
@@ -171,7 +217,12 @@ void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigR
   w.field("predictor", predictor_name(o.predictor)).field("window", o.window)
       .field("ema_alpha", o.ema_alpha).field("warmup_messages", o.warmup_messages)
       .field("oracle_with_monitor", o.oracle_with_monitor)
-      .field("blocks", o.blocks).field("alpha", o.alpha).field("beta", o.beta).field("gamma", o.gamma).field("seed", static_cast<std::uint64_t>(o.seed))
+      .field("blocks", o.blocks).field("alpha", o.alpha).field("beta", o.beta)
+      .field("gamma", o.gamma).field("delta_alpha_s", info.delta.alpha_s)
+      .field("delta_beta_s_per_byte", info.delta.beta_s_per_byte)
+      .field("delta_params", info.delta.source)
+      .field("post_arrival_clock", info.shared_clock ? "shared" : "barrier-exit")
+      .field("seed", static_cast<std::uint64_t>(o.seed))
       .field("iters", o.iters).field("warmup", o.warmup).field("interleaved", true)
       .field("mpi_library", info.mpi_library).field("mpi_thread_level", info.thread_level)
       .field("wall_s", info.wall_s);
@@ -184,7 +235,9 @@ void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigR
       w.field("op", o.op).field("algorithm", a.algorithm).field("p", info.p)
           .field("count", c.count).field("dtype", dtype_name(o.dtype))
           .field("bytes", c.count * static_cast<long long>(dtype_size(o.dtype)))
-          .field("mode", delay_mode_name(o.mode)).field("max_delay_ms", c.max_delay_ms)
+          .field("mode", delay_mode_label(o.mode, o.late_count));
+      late_ranks_field(w, o);
+      w.field("max_delay_ms", c.max_delay_ms)
           .field("shape", o.op == "allgatherv" ? shape_name(o.shape) : "")
           .field("compute_ms", o.compute_ms).field("pat", pat_mode_name(a.pat))
           .field("blocks", o.blocks).field("seed", static_cast<std::uint64_t>(o.seed))
@@ -195,6 +248,19 @@ void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigR
       } else {
         w.key("mean_elapsed_ms").null().key("stddev_ms").null().key("median_ms").null()
             .key("min_ms").null().key("max_ms").null();
+      }
+      const double delta = config_delta_ms(info, c);
+      const Stats pa = summarize(a.post_arrival_ms);
+      w.field("delta_ms", delta);
+      if (pa.n > 0) {
+        w.field("post_arrival_ms", pa.mean).field("post_arrival_stddev_ms", pa.stddev)
+            .field("post_arrival_median_ms", pa.median)
+            .field("post_arrival_over_delta", pa.mean / delta)
+            .field("arrival_lag_ms", summarize(a.arrival_lag_ms).mean);
+      } else {
+        w.key("post_arrival_ms").null().key("post_arrival_stddev_ms").null()
+            .key("post_arrival_median_ms").null().key("post_arrival_over_delta").null()
+            .key("arrival_lag_ms").null();
       }
       const double sp = c.speedup_vs_ring(a);
       w.key("speedup_vs_ring");
@@ -223,6 +289,9 @@ void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigR
       w.end_array();
       w.key("samples_ms").begin_array();
       for (const double x : a.samples_ms) w.value(x);
+      w.end_array();
+      w.key("post_arrival_samples_ms").begin_array();
+      for (const double x : a.post_arrival_ms) w.value(x);
       w.end_array();
       w.end_object();
     }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "papcoll_bench_delta.hpp"
 #include "papcoll_bench_options.hpp"
 
 namespace papcoll_bench {
@@ -24,6 +25,10 @@ struct AlgoResult {
   std::vector<double> pred_err_ms;
   int source_counts[3] = {0, 0, 0};     // monitor patterns by source: none, edge, history
   std::vector<double> samples_ms;       // per measured iteration: average over ranks of elapsed
+  // Per measured iteration: the post-arrival time P (mean over ranks of finish - last arrival)
+  // and the arrival lag (last arrival - mean arrival); P + lag = the samples_ms entry.
+  std::vector<double> post_arrival_ms;
+  std::vector<double> arrival_lag_ms;
   std::vector<double> rank_sum_ms;      // per rank: sum over measured iterations of its elapsed
   int incorrect_iterations = 0;         // some rank's output differed from MPI_Allreduce's
   int error_iterations = 0;             // some rank's call returned an error
@@ -42,13 +47,27 @@ struct ConfigResult {
   double speedup_vs_ring(const AlgoResult& a) const;
 };
 
+// One iteration's arrivals and finishes, every rank's in seconds on P's time line (one clock, or
+// from its own exit from the barriers that start the iteration): P = mean(finish) -
+// max(arrival), lag = max(arrival) - mean(arrival), both in ms.
+struct PostArrival {
+  double post_arrival_ms = 0;
+  double arrival_lag_ms = 0;
+};
+PostArrival post_arrival(const std::vector<double>& arrival_s, const std::vector<double>& finish_s);
+
 struct RunInfo {
   BenchOptions opt;            // with the algorithm list filled in
   int p = 1;
   std::string mpi_library;     // MPI_Get_library_version, first line
   std::string thread_level;    // what MPI provided (MPI_THREAD_MULTIPLE with --pat monitor)
+  DeltaParams delta;           // alpha, beta of the yardstick delta (delta_params())
+  bool shared_clock = false;   // P's time line: one clock for all ranks, else barrier exits
   double wall_s = 0;
 };
+
+// delta = alpha + n beta for the configuration's whole buffer (count elements of the dtype), ms.
+double config_delta_ms(const RunInfo& info, const ConfigResult& c);
 
 void print_header(std::ostream& os, const RunInfo& info);
 void print_table(std::ostream& os, const RunInfo& info, const ConfigResult& c);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "model/link_model_io.hpp"
+#include "papcoll_sched_time.hpp"
 #include "schedule/circulant_check.hpp"
 #include "schedule/circulant_skips.hpp"
 #include "schedule/circulant_timing.hpp"
@@ -44,6 +45,9 @@ const char* kUsage =
     "       papcoll-sched show|verify|cost ALGO --collective scatterv|gatherv --p P\n"
     "                            [--root R] [--counts c0,c1,...] [--elem-bytes E]\n"
     "                            [--model FILE | --alpha A --beta B] [--bytes M]\n"
+    "       papcoll-sched time   ALGO --p P [--rank R|all] [--blocks B] [--root R]\n"
+    "                            [--arrivals a0,...|--pattern balanced|one-late|random]\n"
+    "                            [--bytes M] [--calls N] [--seed S] [--format json|text]\n"
     "       papcoll-sched bench clairvoyant --p P|P1..P2 [--blocks N] [--dist uniform,skewed]\n"
     "                            [--runs R] [--impl linear,pairing,segtree] [--seed S] [--json]\n"
     "       papcoll-sched verify-circulant --from P1 --to P2 [--threads N] [--json]\n"
@@ -69,6 +73,9 @@ constexpr long long kMaxClairvoyantWork = 1LL << 24;
 constexpr int kMaxRandomArrivals = 100000;
 constexpr int kMaxRuns = 100000;
 constexpr int kMaxThreads = 256;
+// time generates one rank's part of a schedule, O(p + blocks) for every algorithm.
+constexpr int kMaxTimeP = 1 << 20;
+constexpr int kMaxCalls = 1000000;
 // Bytes as a double that still converts to int64_t exactly.
 constexpr double kMaxBytes = 9007199254740992.0;  // 2^53
 
@@ -136,12 +143,12 @@ uint64_t parse_seed(const std::string& flag, const std::string& v) {
   }
 }
 
-// --p as a count of ranks (or, with `range`, P1..P2) within 1..kMaxScheduleP.
-Range parse_p(const std::string& v, bool range) {
+// --p as a count of ranks (or, with `range`, P1..P2) within 1..max.
+Range parse_p(const std::string& v, bool range, int max = kMaxScheduleP) {
   const Range r = parse_range("--p", v);
   if (r.lo < 1) usage_error("--p must be at least 1");
-  if ((range ? r.hi : r.lo) > kMaxScheduleP)
-    usage_error("--p must be at most " + std::to_string(kMaxScheduleP) +
+  if ((range ? r.hi : r.lo) > max)
+    usage_error("--p must be at most " + std::to_string(max) +
                 " (a schedule's memory grows with p * blocks; docs/papcoll-sched.md, Limits)");
   return range ? r : Range{r.lo, r.lo};
 }
@@ -176,7 +183,8 @@ Args parse_args(int argc, char** argv) {
   static const char* known[] = {"--p", "--blocks", "--root", "--arrivals", "--tau",
                                 "--collective", "--format", "--bytes", "--alpha", "--beta",
                                 "--gamma", "--random-arrivals", "--seed", "--round-time",
-                                "--impl", "--counts", "--elem-bytes", "--model"};
+                                "--impl", "--counts", "--elem-bytes", "--model", "--rank",
+                                "--pattern", "--calls"};
   Args a;
   if (argc < 2) usage_error("missing command");
   a.command = argv[1];
@@ -299,11 +307,10 @@ GeneratorInput input_of(const Args& a, const AlgorithmInfo& info, int p, int blo
   // For allgatherv --blocks is per rank (origin o owns the global blocks o*n .. o*n+n-1).
   const int per = info.collective == Collective::allgatherv ? p : 1;
   const long long total_blocks =
-      blocks > 0 ? static_cast<long long>(blocks) * per : info.default_blocks(p);
-  if (total_blocks * p > kMaxScheduleWork)
-    usage_error("p * blocks must be at most 2^20 (" + std::to_string(kMaxScheduleWork) +
-                "; for allgatherv blocks counts p * --blocks): p=" + std::to_string(p) +
-                " and " + std::to_string(total_blocks) + " blocks are too many");
+      blocks > 0 ? static_cast<long long>(blocks) * per : default_blocks_for(info, p);
+  if (total_blocks > kMaxScheduleWork)
+    usage_error("--blocks: " + std::to_string(total_blocks) + " blocks in all are more than 2^20" +
+                (per > 1 ? " (allgatherv: p * --blocks)" : ""));
   in.blocks = static_cast<int>(total_blocks);
   in.root = a.has("--root") && a.get("--root") != "all"
                 ? static_cast<int>(parse_int("--root", a.get("--root"), 0, p - 1))
@@ -366,6 +373,15 @@ GeneratorInput input_of(const Args& a, const AlgorithmInfo& info, int p, int blo
   return in;
 }
 
+// show, verify and cost build the whole schedule (every rank's part): its size is bounded by
+// p * blocks <= 2^20 (docs/papcoll-sched.md, "Limits").
+void check_whole_schedule(const GeneratorInput& in) {
+  if (static_cast<long long>(in.p) * in.blocks > kMaxScheduleWork)
+    usage_error("p * blocks must be at most 2^20 (" + std::to_string(kMaxScheduleWork) +
+                "; for allgatherv blocks counts p * --blocks): p=" + std::to_string(in.p) +
+                " and " + std::to_string(in.blocks) + " blocks are too many");
+}
+
 // ALGO for the generator input; for scatterv/gatherv `auto` is the tree with the smallest
 // predicted time (choose_sg_tree), reported on stderr.
 const AlgorithmInfo& resolved_algorithm(const Args& a, Collective c, int p, int blocks,
@@ -382,6 +398,48 @@ const AlgorithmInfo& resolved_algorithm(const Args& a, Collective c, int p, int 
   return *choice.algorithm;
 }
 
+// papcoll-sched time (papcoll_sched_time.hpp): the calling rank's generation per call. Patterns:
+// balanced (no arrival times), one-late (rank p/2 arrives 2p block times after the others, long
+// enough for PRR's whole pre-reduction), random (uniform in [0, 2p block times), --seed).
+int cmd_time(const Args& a) {
+  const Collective c = collective_of(a);
+  if (!a.has("--p")) usage_error("time needs --p");
+  const int p = parse_p(a.get("--p"), false, kMaxTimeP).lo;
+  const int blocks = a.has("--blocks")
+                         ? static_cast<int>(parse_int("--blocks", a.get("--blocks"), 0, kMaxScheduleWork))
+                         : 0;
+  GeneratorInput in;
+  const AlgorithmInfo& info = resolved_algorithm(a, c, p, blocks, &in);
+  if (!a.has("--bytes")) in.bytes = 4.0 * (1 << 20);
+  sched_time::Options opt;
+  opt.pattern = a.has("--arrivals") ? "given" : a.get("--pattern", "balanced");
+  if (a.has("--arrivals") && a.has("--pattern")) usage_error("give --arrivals or --pattern");
+  const double tau = block_round_time(in);
+  if (opt.pattern == "one-late") {
+    in.arrivals.assign(static_cast<size_t>(p), 0.0);
+    in.arrivals[static_cast<size_t>(p / 2)] = 2.0 * p * tau;
+  } else if (opt.pattern == "random") {
+    std::mt19937_64 rng(a.has("--seed") ? parse_seed("--seed", a.get("--seed")) : 1);
+    std::uniform_real_distribution<double> d(0, 2.0 * p * tau);
+    in.arrivals.resize(static_cast<size_t>(p));
+    for (double& x : in.arrivals) x = d(rng);
+  } else if (opt.pattern != "balanced" && opt.pattern != "given") {
+    usage_error("--pattern must be balanced, one-late or random");
+  }
+  if (!info.uses_arrivals) in.arrivals.clear();
+  if (a.has("--calls")) opt.calls = static_cast<int>(parse_int("--calls", a.get("--calls"), 1, kMaxCalls));
+  const std::string rank = a.get("--rank", "0");
+  if (rank == "all") {
+    for (int r = 0; r < p; ++r) opt.ranks.push_back(r);
+  } else {
+    opt.ranks.push_back(static_cast<int>(parse_int("--rank", rank, 0, p - 1)));
+  }
+  const std::string fmt = a.get("--format", "text");
+  if (fmt != "json" && fmt != "text") usage_error("--format must be json or text");
+  opt.json = fmt == "json";
+  return sched_time::run(info, in, opt);
+}
+
 int cmd_list() {
   for (const AlgorithmInfo& a : all_algorithms())
     std::cout << collective_name(a.collective) << ' ' << a.name << "  " << a.summary << '\n';
@@ -395,7 +453,8 @@ int cmd_show(const Args& a) {
   const int blocks = a.has("--blocks") ? parse_blocks(a.get("--blocks")).lo : 0;
   GeneratorInput in;
   const AlgorithmInfo& info = resolved_algorithm(a, c, p, blocks, &in);
-  const Schedule s = info.generate(in);
+  check_whole_schedule(in);
+  const Schedule s = generate_schedule(info, in);
   const std::string fmt = a.get("--format", "text");
   if (fmt == "json") write_schedule_json(std::cout, s);
   else if (fmt == "text") write_schedule_text(std::cout, s);
@@ -426,6 +485,7 @@ int cmd_verify(const Args& a) {
       for (int root = 0; root < (all_roots ? p : 1); ++root) {
         for (int k = 0; k <= random_n; ++k) {
           GeneratorInput in = input_of(a, *info, p, b);
+          check_whole_schedule(in);
           if (all_roots) in.root = root;
           if (k > 0) {  // random arrival pattern, in units of the algorithm's round time
             const double tau = in.round_time > 0 ? in.round_time : block_round_time(in);
@@ -435,7 +495,7 @@ int cmd_verify(const Args& a) {
           } else if (!a.has("--arrivals")) {
             in.arrivals.clear();
           }
-          const Schedule s = info->generate(in);
+          const Schedule s = generate_schedule(*info, in);
           VerifyResult v = verify_schedule(s);
           // Clairvoyant promises more: one send and one receive per rank and round, and never a
           // segment sent in the round it arrives (Sect. 4.2).
@@ -469,8 +529,9 @@ int cmd_cost(const Args& a) {
   const int blocks = a.has("--blocks") ? parse_blocks(a.get("--blocks")).lo : 0;
   GeneratorInput in;
   const AlgorithmInfo& info = resolved_algorithm(a, c, p, blocks, &in);
+  check_whole_schedule(in);
   const double bytes = in.bytes;
-  const Schedule s = info.generate(in);
+  const Schedule s = generate_schedule(info, in);
   const VerifyResult v = verify_schedule(s);
   if (!v.ok) {
     std::cerr << "papcoll-sched: schedule does not verify: " << v.error << '\n';
@@ -697,6 +758,7 @@ int run(int argc, char** argv) {
     if (a.command == "show") return cmd_show(a);
     if (a.command == "verify") return cmd_verify(a);
     if (a.command == "cost") return cmd_cost(a);
+    if (a.command == "time") return cmd_time(a);
   } catch (const std::invalid_argument& e) {  // a generator refusing its input
     usage_error(e.what());
   }

@@ -97,10 +97,9 @@ int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
   // On one node the shared-memory transport reads every portion from its origin directly, so
   // the linear schedule moves the fewest bytes (executor/shared_transport.hpp).
   const bool shared_candidate = ctx.shared_memory && fits_shared_window(p, 0, packed_bytes);
-  const AlgorithmInfo* algo =
-      call.selection().is_auto
-          ? find_algorithm(Collective::allgatherv, shared_candidate ? "linear" : "circulant")
-          : call.selection().algo;
+  const AlgorithmInfo* algo = call.selection().is_auto
+                                  ? choose_allgatherv(GeneratorInput{}, shared_candidate)
+                                  : call.selection().algo;
   CollectiveCall::record_algorithm(algo);
   if (algo == nullptr) {
     const int rc = MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,

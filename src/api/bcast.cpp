@@ -32,9 +32,8 @@ int bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm com
   CommContext& ctx = call.context();
   // No broadcast or all-gatherv algorithm reads arrival times yet, so none are agreed on.
 
-  const AlgorithmInfo* algo = call.selection().is_auto
-                                  ? find_algorithm(Collective::bcast, "circulant")
-                                  : call.selection().algo;
+  const AlgorithmInfo* algo = call.selection().is_auto ? choose_bcast(GeneratorInput{})
+                                                       : call.selection().algo;
   CollectiveCall::record_algorithm(algo);
   if (algo == nullptr) {
     const int rc = MPI_Bcast(buffer, count, datatype, root, ctx.comm);

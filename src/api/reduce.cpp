@@ -24,19 +24,6 @@ constexpr const char* kWho = "papcoll_reduce";
 // (agreed) input valid and changes no decision that matters.
 constexpr double kMaxRoundsOfSpread = 1e12;
 
-// "auto" for reduce (docs/algorithms.md, "Reduce: auto"): MPI_Reduce for a non-commutative op
-// (every schedule reorders the reduction); else choose_for_arrivals (selection.hpp): MPI_Reduce
-// unless the predicted imbalance makes Clairvoyant (early ranks reduce among themselves while the
-// late ones compute) pay off against the balanced trees under the cost model.
-const AlgorithmInfo* choose_reduce(bool commutative, const GeneratorInput& base,
-                                   const PrepareInput& prepare) {
-  if (!commutative) return nullptr;
-  return choose_for_arrivals(Collective::reduce, {"clairvoyant"},
-                             {"binomial", "rabenseifner", "radix-k"}, base, prepare,
-                             kAutoMinGainReduce)
-      .algo;
-}
-
 int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
            int root, MPI_Comm comm, const papcoll_options* user_opt, double entry_time) {
   CollectiveCall call(kWho, Collective::reduce);

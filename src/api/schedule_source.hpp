@@ -1,7 +1,7 @@
-// Where the executor's schedule comes from: the communicator's cache for algorithms that ignore
-// arrival times (keyed on what the schedule depends on: algorithm, p, blocks, root and, for the
-// scatterv/gatherv trees, the portion sizes and the links; comm_context.hpp ScheduleKey), a fresh
-// generation otherwise.
+// Where the executor's schedule comes from: the communicator's cache (schedule_cache.hpp), keyed on
+// everything the schedule depends on (algorithm, blocks, root; the quantised arrivals of an
+// arrival-aware algorithm; the portion sizes and links of the scatterv/gatherv trees), else this
+// rank's part freshly generated (generate_rank: no other rank's steps are built).
 #pragma once
 
 #include <memory>

@@ -6,7 +6,6 @@
 #include <cstring>
 #include <limits>
 
-#include "verify/cost_model.hpp"
 
 namespace papcoll {
 
@@ -39,50 +38,44 @@ std::string algorithm_names(Collective c, const char* sep) {
 
 namespace {
 
-// Predicted mean elapsed times of `algo` for `in` (prepared): balanced (no arrivals) and with
-// the call's arrivals, from one generated schedule when the algorithm ignores arrivals; +inf
-// when it cannot be built.
-struct Predicted {
-  double balanced, with_arrivals;
-};
-Predicted predicted_elapsed(const AlgorithmInfo& algo, GeneratorInput in,
-                            const PrepareInput& prepare) {
-  const double inf = std::numeric_limits<double>::infinity();
-  const std::vector<double> arrivals = in.arrivals;  // prepare drops them for balanced algorithms
-  const auto bytes = static_cast<int64_t>(in.bytes);
+const double kInf = std::numeric_limits<double>::infinity();
+
+// The candidate's estimate for `in` as the call would run it, with `arrivals` (the preparation of
+// an algorithm that ignores arrivals drops them; its estimate still depends on them); +inf when
+// it cannot be costed.
+double predicted(const AlgorithmInfo& algo, GeneratorInput in, const std::vector<double>& arrivals,
+                 const PrepareInput& prepare) {
   try {
-    if (algo.uses_arrivals) {
-      prepare(algo, &in);
-      return {inf, evaluate_cost(algo.generate(in), arrivals, in.cost, bytes).mean_elapsed};
-    }
-    in.arrivals.clear();
     prepare(algo, &in);
-    const Schedule s = algo.generate(in);
-    return {evaluate_cost(s, {}, in.cost, bytes).mean_elapsed,
-            evaluate_cost(s, arrivals, in.cost, bytes).mean_elapsed};
+    in.arrivals = arrivals;
+    const double t = algo.predict(in);
+    return std::isfinite(t) ? t : kInf;
   } catch (const std::exception&) {
-    return {inf, inf};
+    return kInf;
   }
 }
 
 }  // namespace
 
-AutoVerdict choose_for_arrivals(Collective c, const std::vector<const char*>& aware,
-                                const std::vector<const char*>& balanced,
-                                const GeneratorInput& base, const PrepareInput& prepare,
+AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base, const PrepareInput& prepare,
                                 double min_gain) {
   AutoVerdict v;
   if (base.arrivals.empty() || base.p < 2) return v;
   v.imbalance = imbalance_factor(base.arrivals, base.cost, base.bytes);
   if (!(v.imbalance >= kAutoMinImbalance)) return v;
-  const double inf = std::numeric_limits<double>::infinity();
-  v.balanced_time = v.native_elapsed = v.aware_elapsed = inf;
-  for (const char* name : balanced) {
-    const AlgorithmInfo* a = find_algorithm(c, name);
-    if (a == nullptr) continue;
-    const Predicted t = predicted_elapsed(*a, base, prepare);
-    v.balanced_time = std::min(v.balanced_time, t.balanced);
-    v.native_elapsed = std::min(v.native_elapsed, t.with_arrivals);
+  v.balanced_time = v.native_elapsed = v.aware_elapsed = kInf;
+  for (const AlgorithmInfo* a : algorithms_for(c)) {
+    if (a->predict == nullptr) continue;
+    if (a->auto_role == AutoRole::balanced) {
+      v.balanced_time = std::min(v.balanced_time, predicted(*a, base, {}, prepare));
+      v.native_elapsed = std::min(v.native_elapsed, predicted(*a, base, base.arrivals, prepare));
+    } else if (a->auto_role == AutoRole::arrival_aware) {
+      const double t = predicted(*a, base, base.arrivals, prepare);
+      if (t < v.aware_elapsed) {
+        v.aware_elapsed = t;
+        v.best_aware = a;
+      }
+    }
   }
   if (base.root >= 0 && base.root < base.p && std::isfinite(v.balanced_time)) {
     // A rooted collective of the MPI library (segmented, eager trees) lets a rank leave once its
@@ -91,15 +84,6 @@ AutoVerdict choose_for_arrivals(Collective c, const std::vector<const char*>& aw
     const double root_wait = latest - base.arrivals[static_cast<size_t>(base.root)];
     v.native_elapsed =
         std::min(v.native_elapsed, v.balanced_time + root_wait / static_cast<double>(base.p));
-  }
-  for (const char* name : aware) {
-    const AlgorithmInfo* a = find_algorithm(c, name);
-    if (a == nullptr) continue;
-    const double t = predicted_elapsed(*a, base, prepare).with_arrivals;
-    if (t < v.aware_elapsed) {
-      v.aware_elapsed = t;
-      v.best_aware = a;
-    }
   }
   if (v.best_aware != nullptr && std::isfinite(v.balanced_time) &&
       v.native_elapsed - v.aware_elapsed >= min_gain * v.balanced_time)
@@ -110,10 +94,21 @@ AutoVerdict choose_for_arrivals(Collective c, const std::vector<const char*>& aw
 const AlgorithmInfo* choose_allreduce(int64_t count, bool commutative, const GeneratorInput& base,
                                       const PrepareInput& prepare) {
   if (!commutative || count < base.p) return nullptr;
-  return choose_for_arrivals(Collective::allreduce, {"prr", "slt"},
-                             {"ring", "rabenseifner", "recursive-doubling"}, base, prepare,
-                             kAutoMinGainAllreduce)
-      .algo;
+  return choose_for_arrivals(Collective::allreduce, base, prepare, kAutoMinGainAllreduce).algo;
+}
+
+const AlgorithmInfo* choose_reduce(bool commutative, const GeneratorInput& base,
+                                   const PrepareInput& prepare) {
+  if (!commutative) return nullptr;
+  return choose_for_arrivals(Collective::reduce, base, prepare, kAutoMinGainReduce).algo;
+}
+
+const AlgorithmInfo* choose_bcast(const GeneratorInput&) {
+  return find_algorithm(Collective::bcast, "circulant");
+}
+
+const AlgorithmInfo* choose_allgatherv(const GeneratorInput&, bool shared_window) {
+  return find_algorithm(Collective::allgatherv, shared_window ? "linear" : "circulant");
 }
 
 double imbalance_factor(const std::vector<double>& arrivals, const CostParams& cost,

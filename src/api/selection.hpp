@@ -68,17 +68,27 @@ struct AutoVerdict {
   const AlgorithmInfo* best_aware = nullptr;
 };
 
-// `base` has p, root, cost, bytes and the agreed arrivals (empty: none); `aware` and `balanced`
-// name algorithms of collective c (names the table lacks are skipped).
-AutoVerdict choose_for_arrivals(Collective c, const std::vector<const char*>& aware,
-                                const std::vector<const char*>& balanced,
-                                const GeneratorInput& base, const PrepareInput& prepare,
+// The rule above over the registry's candidates of collective c (AlgorithmInfo::auto_role), each
+// costed by its O(p) estimate (AlgorithmInfo::predict) for `base` as `prepare` completes it. `base`
+// has p, root, cost, bytes and the agreed arrivals (empty: none).
+AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base, const PrepareInput& prepare,
                                 double min_gain);
 
-// "auto" for allreduce: MPI's collective for non-commutative ops (every schedule reorders the
-// reduction) and for vectors shorter than p (most blocks would be empty); else
-// choose_for_arrivals over {prr, slt} against {ring, rabenseifner, recursive-doubling}.
+// "auto" per collective, every one a function of agreed input only (docs/algorithms.md, "auto"):
+// allreduce: MPI's collective for non-commutative ops (every schedule reorders the reduction) and
+// for vectors shorter than p (most blocks would be empty), else choose_for_arrivals with
+// kAutoMinGainAllreduce.
 const AlgorithmInfo* choose_allreduce(int64_t count, bool commutative, const GeneratorInput& base,
                                       const PrepareInput& prepare);
+// reduce: MPI_Reduce for a non-commutative op, else choose_for_arrivals with kAutoMinGainReduce.
+const AlgorithmInfo* choose_reduce(bool commutative, const GeneratorInput& base,
+                                   const PrepareInput& prepare);
+// bcast: the circulant broadcast (Traff 2023), never slower than the binomial tree under the
+// Hockney model (its n = 1 case).
+const AlgorithmInfo* choose_bcast(const GeneratorInput& base);
+// allgatherv: the linear schedule over the shared-memory window when every rank is on one node
+// (`shared_window`: the transport is on and the call fits it), else the circulant all-to-all
+// broadcast.
+const AlgorithmInfo* choose_allgatherv(const GeneratorInput& base, bool shared_window);
 
 }  // namespace papcoll

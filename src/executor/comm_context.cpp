@@ -10,36 +10,6 @@
 
 namespace papcoll {
 
-std::shared_ptr<const RankSchedule> CommContext::cached_schedule(const ScheduleKey& key,
-                                                                 const AlgorithmInfo** chosen) {
-  for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-    const ScheduleKey& k = it->key;
-    if (k.collective != key.collective || k.algo != key.algo || k.blocks != key.blocks ||
-        k.root != key.root || k.link_model != key.link_model || k.input != key.input)
-      continue;
-    entries_.splice(entries_.begin(), entries_, it);
-    if (chosen != nullptr) *chosen = entries_.front().chosen;
-    return entries_.front().schedule;
-  }
-  return nullptr;
-}
-
-void CommContext::cache_schedule(ScheduleKey key, std::shared_ptr<const RankSchedule> rs,
-                                 const AlgorithmInfo* chosen) {
-  entries_.push_front(Entry{std::move(key), std::move(rs), chosen});
-  if (entries_.size() > kMaxEntries) entries_.pop_back();
-}
-
-std::shared_ptr<const RankSchedule> CommContext::cached_schedule(const AlgorithmInfo* algo,
-                                                                 int blocks, int root) {
-  return cached_schedule(ScheduleKey{algo->collective, algo, blocks, root, {}, nullptr});
-}
-
-void CommContext::cache_schedule(const AlgorithmInfo* algo, int blocks,
-                                 std::shared_ptr<const RankSchedule> rs, int root) {
-  cache_schedule(ScheduleKey{algo->collective, algo, blocks, root, {}, nullptr}, std::move(rs));
-}
-
 SharedWindow* CommContext::shared_window(int64_t blocks, int64_t data_bytes) {
   if (!shared_memory || !fits_shared_window(size, blocks, data_bytes)) return nullptr;
   if (!window.reserve(comm, blocks, data_bytes).ok()) {

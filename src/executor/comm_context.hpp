@@ -6,32 +6,16 @@
 
 #include <mpi.h>
 
-#include <list>
 #include <memory>
-#include <string>
 
 #include "executor/executor.hpp"
 #include "executor/mpi_status.hpp"
 #include "executor/shared_window.hpp"
 #include "model/link_model_cache.hpp"
 #include "schedule/registry.hpp"
+#include "schedule/schedule_cache.hpp"
 
 namespace papcoll {
-
-// What a cached schedule was generated from. Most schedules depend only on (algorithm, p, blocks,
-// root), and p is fixed per communicator; the scatterv/gatherv trees also depend on the portion
-// sizes, the Hockney parameters and the link model (scatter_gather_generators.hpp), which
-// `input` (their bytes) and `link_model` (by identity) carry.
-struct ScheduleKey {
-  Collective collective;
-  const AlgorithmInfo* algo;  // null: the collective's "auto" choice, itself a function of the key
-  int blocks;
-  int root = -1;  // -1: none
-  std::string input;
-  // Compared by address; the entry holds it, so the address cannot be reused by another model
-  // while the entry lives.
-  std::shared_ptr<const LinkModel> link_model;
-};
 
 struct CommContext {
   MPI_Comm comm = MPI_COMM_NULL;  // private duplicate with MPI_ERRORS_RETURN
@@ -53,33 +37,12 @@ struct CommContext {
   SharedWindow* shared_window(int64_t blocks, int64_t data_bytes);
   SharedWindow window;
 
-  // Schedules of algorithms that ignore arrival times, by what they depend on (ScheduleKey). The
-  // key also names the collective (the algorithm row already implies it; a reduce "ring" and an
-  // allreduce "ring" are different rows) and the root (-1: none) so schedules of different
-  // collectives or roots never meet. Only the own rank's part is kept: it is all the executor
-  // reads.
-  std::shared_ptr<const RankSchedule> cached_schedule(const AlgorithmInfo* algo, int blocks,
-                                                      int root = -1);
-  void cache_schedule(const AlgorithmInfo* algo, int blocks,
-                      std::shared_ptr<const RankSchedule> rs, int root = -1);
-  // The same with the whole key (schedules that depend on more than the algorithm and blocks).
-  // `chosen`: for a key with algo == null ("auto"), the algorithm whose schedule it is.
-  std::shared_ptr<const RankSchedule> cached_schedule(const ScheduleKey& key,
-                                                      const AlgorithmInfo** chosen = nullptr);
-  void cache_schedule(ScheduleKey key, std::shared_ptr<const RankSchedule> rs,
-                      const AlgorithmInfo* chosen = nullptr);
+  // The schedules this rank ran on the communicator, by what they were generated from
+  // (src/api/schedule_source.cpp builds the keys).
+  ScheduleCache schedules;
 
   // The link models of options.model_file, identical on every rank (link_model_cache.hpp).
   LinkModelCache link_models;
-
- private:
-  struct Entry {
-    ScheduleKey key;
-    std::shared_ptr<const RankSchedule> schedule;
-    const AlgorithmInfo* chosen = nullptr;
-  };
-  static constexpr size_t kMaxEntries = 16;  // bounds memory if callers sweep block counts
-  std::list<Entry> entries_;                 // most recently used first
 };
 
 // The context of `user_comm`, created on first use. Collective over `user_comm` the first time

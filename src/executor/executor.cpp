@@ -16,6 +16,7 @@
 #include "executor/executor.hpp"
 
 #include <algorithm>
+#include <span>
 #include <vector>
 
 #include "schedule/blocks.hpp"
@@ -49,17 +50,24 @@ struct Range {
 
 // Element ranges covered by a block list, adjacent blocks merged, empty blocks dropped. Both sides
 // of a message compute the same ranges, so a message of 0 elements is skipped by both.
-void ranges_of(const std::vector<int>& blocks, const ExecBuffer& buf, int nblocks,
+void ranges_of(const BlockSet& blocks, const ExecBuffer& buf, int nblocks,
                std::vector<Range>& out) {
   out.clear();
-  for (int b : blocks) {
-    const BlockRange r = buf.block_table != nullptr ? (*buf.block_table)[static_cast<size_t>(b)]
-                                                    : block_range(buf.count, nblocks, b);
-    if (r.count == 0) continue;
+  auto add = [&](const BlockRange& r) {
+    if (r.count == 0) return;
     if (!out.empty() && out.back().offset + out.back().count == r.offset)
       out.back().count += r.count;
     else
       out.push_back({r.offset, r.count});
+  };
+  for (const BlockRun& run : blocks.runs()) {
+    if (buf.block_table == nullptr) {  // the even split: a run is one range of elements
+      const BlockRange first = block_range(buf.count, nblocks, run.first);
+      const BlockRange last = block_range(buf.count, nblocks, run.end() - 1);
+      add({first.offset, last.offset + last.count - first.offset});
+      continue;
+    }
+    for (int b = run.first; b < run.end(); ++b) add((*buf.block_table)[static_cast<size_t>(b)]);
   }
 }
 
@@ -85,7 +93,7 @@ class Run {
 
   MpiStatus run(const RankSchedule& rs) {
     for (size_t i = 0; i < rs.steps.size(); ++i) {
-      const MpiStatus s = step(rs.steps[i], static_cast<int>(i));
+      const MpiStatus s = step(rs.ops_of(rs.steps[i]), rs.steps[i].round, static_cast<int>(i));
       if (!s.ok()) return s;
     }
     if (sends_.empty()) return {};
@@ -97,24 +105,23 @@ class Run {
  private:
   const DatatypeLayout& layout() const { return buf_.layout; }
 
-  MpiStatus step(const Step& st, int index) {
-    const int tag = tag_of(st.round);
-    for (const Op& op : st.ops)
-      if (op.kind == OpKind::send)
-        for (int b : op.blocks) sent_in_step_[b] = index;
+  MpiStatus step(std::span<const Op> ops, int64_t round, int index) {
+    const int tag = tag_of(round);
+    for (const Op& op : ops)
+      if (op.kind == OpKind::send) op.blocks.for_each([&](int b) { sent_in_step_[b] = index; });
 
     // A receive needs scratch if it reduces, or if it copies over a block this step also sends:
     // the send must read the old value, and it may still be in flight when the receive lands.
     plans_.clear();
     int64_t scratch_bytes = 0;
-    for (const Op& op : st.ops) {
+    for (const Op& op : ops) {
       if (op.kind != OpKind::recv) continue;
       RecvPlan p{&op, {}, 0, -1};
       ranges_of(op.blocks, buf_, blocks_, p.ranges);
       p.n = total_of(p.ranges);
       if (p.n == 0) continue;
-      const bool overlaps_send = std::any_of(op.blocks.begin(), op.blocks.end(),
-                                             [&](int b) { return sent_in_step_[b] == index; });
+      bool overlaps_send = false;
+      op.blocks.for_each([&](int b) { overlaps_send = overlaps_send || sent_in_step_[b] == index; });
       if (op.combine == Combine::reduce || overlaps_send) {
         p.scratch_offset = (scratch_bytes + kScratchAlign - 1) / kScratchAlign * kScratchAlign;
         scratch_bytes = p.scratch_offset + layout().temp_bytes(p.n);
@@ -140,7 +147,7 @@ class Run {
       }
     }
 
-    for (const Op& op : st.ops) {
+    for (const Op& op : ops) {
       if (op.kind != OpKind::send) continue;
       ranges_of(op.blocks, buf_, blocks_, send_ranges_);
       if (send_ranges_.empty()) continue;
@@ -148,10 +155,10 @@ class Run {
       PAPCOLL_MPI_TRY(post(true, send_ranges_, op.peer, tag, &req), "MPI_Isend");
       const int id = static_cast<int>(sends_.size());
       sends_.push_back(req);
-      for (int b : op.blocks) {
+      op.blocks.for_each([&](int b) {
         readers_.push_back({id, readers_head_[b]});
         readers_head_[b] = static_cast<int>(readers_.size()) - 1;
-      }
+      });
     }
 
     if (!recv_reqs_.empty())
@@ -209,12 +216,13 @@ class Run {
   }
 
   // Completes every pending send that reads one of `blocks`.
-  MpiStatus wait_readers(const std::vector<int>& blocks) {
-    for (int b : blocks) {
-      for (int n = readers_head_[b]; n >= 0; n = readers_[n].next)
-        PAPCOLL_MPI_TRY(MPI_Wait(&sends_[readers_[n].send], MPI_STATUS_IGNORE), "MPI_Wait");
-      readers_head_[b] = -1;
-    }
+  MpiStatus wait_readers(const BlockSet& blocks) {
+    for (const BlockRun& run : blocks.runs())
+      for (int b = run.first; b < run.end(); ++b) {
+        for (int n = readers_head_[b]; n >= 0; n = readers_[n].next)
+          PAPCOLL_MPI_TRY(MPI_Wait(&sends_[readers_[n].send], MPI_STATUS_IGNORE), "MPI_Wait");
+        readers_head_[b] = -1;
+      }
     return {};
   }
 

@@ -6,10 +6,8 @@ namespace papcoll {
 namespace {
 
 bool receives_anything(const RankSchedule& rs) {
-  return std::any_of(rs.steps.begin(), rs.steps.end(), [](const Step& st) {
-    return std::any_of(st.ops.begin(), st.ops.end(),
-                       [](const Op& op) { return op.kind == OpKind::recv; });
-  });
+  return std::any_of(rs.ops.begin(), rs.ops.end(),
+                     [](const Op& op) { return op.kind == OpKind::recv; });
 }
 
 }  // namespace

@@ -23,16 +23,13 @@ const DatatypeLayout& byte_layout() {
 // Which blocks this rank's steps send or receive.
 std::vector<char> touched_blocks(const RankSchedule& rs, int p) {
   std::vector<char> touched(static_cast<size_t>(p), 0);
-  for (const Step& st : rs.steps)
-    for (const Op& op : st.ops)
-      for (int b : op.blocks) touched[static_cast<size_t>(b)] = 1;
+  for (const Op& op : rs.ops) op.blocks.for_each([&](int b) { touched[static_cast<size_t>(b)] = 1; });
   return touched;
 }
 
 bool has_receive(const RankSchedule& rs) {
-  for (const Step& st : rs.steps)
-    for (const Op& op : st.ops)
-      if (op.kind == OpKind::recv) return true;
+  for (const Op& op : rs.ops)
+    if (op.kind == OpKind::recv) return true;
   return false;
 }
 

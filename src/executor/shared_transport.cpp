@@ -30,9 +30,10 @@ MpiStatus execute_schedule_shared(const RankSchedule& rs, int blocks, const Exec
   std::vector<char> published(static_cast<size_t>(blocks), 0);
   char* own = win.data(rs.rank);
   for (const Step& st : rs.steps) {
-    for (const Op& op : st.ops) {
+    const std::span<const Op> ops = rs.ops_of(st);
+    for (const Op& op : ops) {
       if (op.kind != OpKind::send) continue;
-      for (int b : op.blocks) {
+      for (int b : op.blocks.ids()) {
         if (published[static_cast<size_t>(b)]) continue;
         published[static_cast<size_t>(b)] = 1;
         const BlockRange r = range_of(buf, blocks, b);
@@ -43,12 +44,12 @@ MpiStatus execute_schedule_shared(const RankSchedule& rs, int blocks, const Exec
         win.publish(b);
       }
     }
-    for (const Op& op : st.ops) {
+    for (const Op& op : ops) {
       if (op.kind != OpKind::recv) continue;
       if (op.combine != Combine::copy)
         return {MPI_ERR_INTERN, "execute_schedule_shared: a receive that reduces"};
       const char* from = win.data(op.peer);
-      for (int b : op.blocks) {
+      for (int b : op.blocks.ids()) {
         const BlockRange r = range_of(buf, blocks, b);
         if (r.count == 0) continue;
         win.wait_published(op.peer, b);

@@ -1,4 +1,4 @@
-// Allgather(v) schedule generators (issue #5). Block ids are global: the B blocks are owned by the
+// Allgather(v) schedule generators (registry.cpp). Block ids are global: the B blocks are owned by the
 // p ranks in consecutive runs, block b belonging to rank b*p/B (the verifier's convention), i.e.
 // rank o owns [ceil(o*B/p), ceil((o+1)*B/p)); with B = p*n every rank owns n blocks, rank o the
 // blocks o*n .. o*n+n-1. Every rank must end with all B blocks.
@@ -8,20 +8,21 @@
 #include <vector>
 
 #include "schedule/registry.hpp"
+#include "schedule/schedule_sink.hpp"
 
 namespace papcoll {
 
 // Träff's all-to-all broadcast on the circulant graph (arXiv 2312.11236, Algorithm 2): every rank
 // broadcasts its blocks at the same time over the same n - 1 + q rounds.
-Schedule circulant_allgatherv_schedule(const GeneratorInput& in);
+void circulant_allgatherv_schedule(const GeneratorInput& in, ScheduleSink& out);
 // Ring: p - 1 rounds, rank r forwards to r + 1 what it got from r - 1.
-Schedule ring_allgatherv_schedule(const GeneratorInput& in);
+void ring_allgatherv_schedule(const GeneratorInput& in, ScheduleSink& out);
 // Bruck et al.: ceil(log2 p) rounds, in round i rank r sends what it holds (origins r..r+2^i-1)
 // to r - 2^i; works for any p.
-Schedule bruck_allgatherv_schedule(const GeneratorInput& in);
+void bruck_allgatherv_schedule(const GeneratorInput& in, ScheduleSink& out);
 // Linear: p - 1 rounds, in round k - 1 every rank sends its own blocks to r + k (nothing is
 // forwarded; the schedule of the shared-memory transport).
-Schedule linear_allgatherv_schedule(const GeneratorInput& in);
+void linear_allgatherv_schedule(const GeneratorInput& in, ScheduleSink& out);
 
 // First block owned by rank o: ceil(o*B/p).
 inline int origin_first_block(int blocks, int p, int o) {
@@ -29,11 +30,8 @@ inline int origin_first_block(int blocks, int p, int o) {
 }
 
 // The blocks owned by rank o (possibly none when B < p).
-inline std::vector<int> origin_blocks(int blocks, int p, int o) {
-  std::vector<int> v;
-  for (int b = origin_first_block(blocks, p, o); b < origin_first_block(blocks, p, o + 1); ++b)
-    v.push_back(b);
-  return v;
+inline BlockSet origin_blocks(int blocks, int p, int o) {
+  return BlockSet::range(origin_first_block(blocks, p, o), origin_first_block(blocks, p, o + 1));
 }
 
 }  // namespace papcoll

@@ -1,15 +1,28 @@
-// All-reduce schedule generators (issue #2). Each takes GeneratorInput and returns a Schedule.
+// All-reduce schedule generators (registry.cpp). Each emits, for every rank its sink asks for,
+// that rank's steps (schedule_sink.hpp); the B blocks are the even split of the buffer.
 #pragma once
 
 #include "schedule/registry.hpp"
+#include "schedule/schedule_sink.hpp"
 
 namespace papcoll {
 
-Schedule ring_allreduce_schedule(const GeneratorInput& in);
-Schedule rabenseifner_allreduce_schedule(const GeneratorInput& in);
-Schedule recursive_doubling_allreduce_schedule(const GeneratorInput& in);
-Schedule linear_pipeline_allreduce_schedule(const GeneratorInput& in);
-Schedule slt_allreduce_schedule(const GeneratorInput& in);
-Schedule prr_allreduce_schedule(const GeneratorInput& in);
+void ring_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out);
+void rabenseifner_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out);
+void recursive_doubling_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out);
+void linear_pipeline_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out);
+void slt_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out);
+void prr_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out);
+
+// Their estimates for `auto` (AlgorithmInfo::predict, estimate.hpp).
+double ring_allreduce_predict(const GeneratorInput& in);
+double rabenseifner_allreduce_predict(const GeneratorInput& in);
+double recursive_doubling_allreduce_predict(const GeneratorInput& in);
+double slt_allreduce_predict(const GeneratorInput& in);
+double prr_allreduce_predict(const GeneratorInput& in);
+
+// The quantised arrivals the arrival-aware generators read (AlgorithmInfo::arrival_key).
+std::string slt_arrival_key(const GeneratorInput& in);
+std::string prr_arrival_key(const GeneratorInput& in);
 
 }  // namespace papcoll

@@ -2,30 +2,32 @@
 // for every origin o at once, origin o being the root of its own blocks, all of them combined into
 // one message per round. Processor r is virtual processor (r - o) mod p of origin o's broadcast,
 // so in round t (index k) r sends to t_r = r + skip[k], for every origin o except the to-processor
-// itself (it is that origin's root), block sendblock_{(r-o) mod p}[k] + offset of o, and receives
-// recvblock_{(r-o) mod p}[k] + offset of every origin o != r. The generator checks that both
-// sides name the same blocks.
+// itself (it is that origin's root), the block the to-processor receives, recvblock_{(t_r-o) mod p}
+// [k] + offset of o (correctness condition 2), and receives recvblock_{(r-o) mod p}[k] + offset of
+// every origin o != r. As in the paper, each processor computes the receive schedule of every
+// virtual processor, O(p log p); a round's message itself names p blocks.
 //
 // n is the largest number of blocks an origin owns (ceil(B/p)); an origin with fewer blocks maps
 // block j to min(j, its count - 1), a monotone capping like Algorithm 1's, which keeps every send
 // backed by an earlier receive.
 #include <algorithm>
-#include <stdexcept>
 #include <vector>
 
 #include "schedule/allgatherv_generators.hpp"
-#include "schedule/builder.hpp"
+#include "schedule/circulant_recv.hpp"
 #include "schedule/circulant_tables.hpp"
 
 namespace papcoll {
 
-Schedule circulant_allgatherv_schedule(const GeneratorInput& in) {
+void circulant_allgatherv_schedule(const GeneratorInput& in, ScheduleSink& out) {
   const int p = in.p;
   const int blocks = std::max(1, in.blocks);
-  ScheduleBuilder b(Collective::allgatherv, "circulant", p, blocks);
-  if (p == 1) return std::move(b).build();
-  const circulant::Tables tab = circulant::make_tables(p);
-  const int q = tab.skips.q;
+  if (p == 1) return;
+  const circulant::Skips sk = circulant::make_skips(p);
+  const int q = sk.q;
+  std::vector<int> recv(static_cast<size_t>(p) * q);
+  for (int v = 0; v < p; ++v) circulant::recv_schedule(sk, v, &recv[static_cast<size_t>(v) * q]);
+  auto recvblock = [&](int v, int k) { return recv[static_cast<size_t>(v) * q + k]; };
   std::vector<int> first(static_cast<size_t>(p) + 1);
   for (int o = 0; o <= p; ++o) first[o] = origin_first_block(blocks, p, o);
   const int n = (blocks + p - 1) / p;
@@ -34,27 +36,25 @@ Schedule circulant_allgatherv_schedule(const GeneratorInput& in) {
     const int count = first[o + 1] - first[o];
     return count == 0 ? -1 : first[o] + std::min(j, count - 1);
   };
-  std::vector<int> sent, expected;
-  for (int t = 0; t < circulant::real_rounds(q, n); ++t) {
-    const circulant::Round rd = circulant::round_of(q, n, t);
-    const int skip = tab.skips.skip[rd.k];
-    for (int r = 0; r < p; ++r) {
-      const int to = (r + skip) % p;
-      sent.clear();
-      expected.clear();
+  for (int r = out.first_rank(); r < out.last_rank(); ++r)
+    for (int t = 0; t < circulant::real_rounds(q, n); ++t) {
+      const circulant::Round rd = circulant::round_of(q, n, t);
+      const int skip = sk.skip[rd.k];
+      const int to = (r + skip) % p, from = (r - skip + p) % p;
+      BlockSet sent, got;
       for (int o = 0; o < p; ++o) {
-        if (o == to) continue;  // the to-processor is the root of o's blocks
-        const int v = ((r - o) % p + p) % p;
-        const int j = tab.sendblock(v, rd.k) + rd.offset;
-        const int w = ((to - o) % p + p) % p;
-        if (j != tab.recvblock(w, rd.k) + rd.offset)
-          throw std::logic_error("circulant allgatherv: send and receive schedules disagree");
-        if (j >= 0 && global(o, j) >= 0) sent.push_back(global(o, j));
+        if (o != to) {
+          const int j = recvblock(((to - o) % p + p) % p, rd.k) + rd.offset;
+          if (j >= 0 && global(o, j) >= 0) sent.append(global(o, j));
+        }
+        if (o != r) {
+          const int j = recvblock(((r - o) % p + p) % p, rd.k) + rd.offset;
+          if (j >= 0 && global(o, j) >= 0) got.append(global(o, j));
+        }
       }
-      b.transfer(t, r, to, sent, Combine::copy);
+      out.send(r, t, to, std::move(sent));
+      out.recv(r, t, from, std::move(got), Combine::copy);
     }
-  }
-  return std::move(b).build();
 }
 
 }  // namespace papcoll

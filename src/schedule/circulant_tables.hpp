@@ -1,25 +1,10 @@
-// The receive and send schedules of all p processors at once, and the round structure of
-// Algorithms 1 and 2 (arXiv 2312.11236): what the circulant generators for bcast and allgatherv
-// share. In a real run every processor computes only its own row (O(log p)); a generator builds
-// the whole schedule, so it computes all rows.
+// The round structure of Algorithms 1 and 2 (arXiv 2312.11236): what the circulant generators for
+// bcast and allgatherv share.
 #pragma once
-
-#include <cstddef>
-#include <vector>
 
 #include "schedule/circulant_skips.hpp"
 
 namespace papcoll::circulant {
-
-struct Tables {
-  Skips skips;
-  std::vector<int> recv;  // recv[v * q + k]: recvblock of virtual processor v (root 0)
-  std::vector<int> send;  // send[v * q + k]: sendblock, by the O(log p) algorithm
-  int recvblock(int v, int k) const { return recv[static_cast<size_t>(v) * skips.q + k]; }
-  int sendblock(int v, int k) const { return send[static_cast<size_t>(v) * skips.q + k]; }
-};
-
-Tables make_tables(int p);
 
 // The rounds of the n-block broadcast (Algorithm 1): x virtual rounds (no communication) make
 // x + n - 1 + q a multiple of q, then n - 1 + q real rounds follow. Real round t is round

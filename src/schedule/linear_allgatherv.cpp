@@ -4,17 +4,17 @@
 // (executor/shared_transport.hpp), where a block is published once and read by every rank
 // directly, which makes it the cheapest schedule on one node.
 #include "schedule/allgatherv_generators.hpp"
-#include "schedule/builder.hpp"
 
 namespace papcoll {
 
-Schedule linear_allgatherv_schedule(const GeneratorInput& in) {
+void linear_allgatherv_schedule(const GeneratorInput& in, ScheduleSink& out) {
   const int p = in.p;
-  ScheduleBuilder b(Collective::allgatherv, "linear", p, in.blocks);
-  for (int k = 1; k < p; ++k)
-    for (int r = 0; r < p; ++r)
-      b.transfer(k - 1, r, (r + k) % p, origin_blocks(in.blocks, p, r), Combine::copy);
-  return std::move(b).build();
+  for (int r = out.first_rank(); r < out.last_rank(); ++r)
+    for (int k = 1; k < p; ++k) {
+      out.send(r, k - 1, (r + k) % p, origin_blocks(in.blocks, p, r));
+      const int from = (r - k + p) % p;
+      out.recv(r, k - 1, from, origin_blocks(in.blocks, p, from), Combine::copy);
+    }
 }
 
 }  // namespace papcoll

@@ -28,5 +28,10 @@ inline double message_bytes(const std::vector<double>& block_bytes, const std::v
   for (int b : blocks) m += block_bytes[static_cast<size_t>(b)];
   return m;
 }
+inline double message_bytes(const std::vector<double>& block_bytes, const BlockSet& blocks) {
+  double m = 0;
+  blocks.for_each([&](int b) { m += block_bytes[static_cast<size_t>(b)]; });
+  return m;
+}
 
 }  // namespace papcoll

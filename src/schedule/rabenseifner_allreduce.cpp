@@ -1,49 +1,64 @@
 // Rabenseifner all-reduce (Rabenseifner 2004; Thakur et al. 2005): reduce-scatter by recursive
 // halving over block ranges, then allgather by recursive doubling, for any p through the fold of
-// power_of_two_fold.hpp. Any B works: a half that holds no block is simply not sent.
+// power_of_two_fold.hpp. Any B works: a half that holds no block is simply not sent. In halving step
+// l virtual rank v sends the half of its range it gives up to v ^ mask and receives (reduces) the
+// half it keeps; the allgather retraces the steps backwards, each rank sending what it owns to the
+// partner it split with and receiving the partner's part.
 #include "schedule/allreduce_generators.hpp"
-#include "schedule/builder.hpp"
+#include "schedule/halving_ranges.hpp"
 #include "schedule/power_of_two_fold.hpp"
+#include "schedule/estimate.hpp"
 
 namespace papcoll {
 
-Schedule rabenseifner_allreduce_schedule(const GeneratorInput& in) {
+void rabenseifner_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   const PowerOfTwoFold f(in.p);
-  ScheduleBuilder b(Collective::allreduce, "rabenseifner", in.p, in.blocks);
-  const std::vector<int> all = block_span(0, in.blocks);
-  for (int i = 0; i < f.extra; ++i) b.transfer(0, 2 * i, 2 * i + 1, all, Combine::reduce);
-
+  const BlockSet all = BlockSet::range(0, in.blocks);
   const int levels = f.log2_pof2();
-  // range[v] = [lo, hi): the blocks virtual rank v is responsible for after each halving.
-  std::vector<std::pair<int, int>> range(static_cast<size_t>(f.pof2), {0, in.blocks});
-  std::vector<std::vector<std::pair<int, int>>> history;  // ranges before each halving
-  for (int l = 0; l < levels; ++l) {
-    const int mask = f.pof2 >> (l + 1);
-    history.push_back(range);
-    std::vector<std::pair<int, int>> next = range;
-    for (int v = 0; v < f.pof2; ++v) {
-      const auto [lo, hi] = range[v];
+  auto span = [](std::pair<int, int> r) { return BlockSet::range(r.first, r.second); };
+  for (int r = out.first_rank(); r < out.last_rank(); ++r) {
+    if (f.folded_out(r)) {
+      out.send(r, 0, r + 1, all);
+      out.recv(r, 1 + 2 * levels, r + 1, all, Combine::copy);
+      continue;
+    }
+    if (f.takes_fold(r)) out.recv(r, 0, r - 1, all, Combine::reduce);
+    const int v = f.virtual_rank(r);
+    const auto mine = halving_ranges(v, f.pof2, levels, in.blocks);
+    for (int l = 0; l < levels; ++l) {
+      const int mask = f.pof2 >> (l + 1);
+      const int partner = f.real_rank(v ^ mask);
+      const auto [lo, hi] = mine[l];
       const int mid = lo + (hi - lo) / 2;
       const bool keep_low = (v & mask) == 0;
-      next[v] = keep_low ? std::make_pair(lo, mid) : std::make_pair(mid, hi);
-      const std::vector<int> give = keep_low ? block_span(mid, hi) : block_span(lo, mid);
-      b.transfer(1 + l, f.real_rank[v], f.real_rank[v ^ mask], give, Combine::reduce);
+      out.send(r, 1 + l, partner, keep_low ? BlockSet::range(mid, hi) : BlockSet::range(lo, mid));
+      out.recv(r, 1 + l, partner, span(mine[l + 1]), Combine::reduce);
     }
-    range = next;
+    for (int l = levels - 1; l >= 0; --l) {
+      const int mask = f.pof2 >> (l + 1);
+      const int round = 1 + levels + (levels - 1 - l);
+      const auto theirs = halving_ranges(v ^ mask, f.pof2, levels, in.blocks);
+      out.send(r, round, f.real_rank(v ^ mask), span(mine[l + 1]));
+      out.recv(r, round, f.real_rank(v ^ mask), span(theirs[l + 1]), Combine::copy);
+    }
+    if (f.takes_fold(r)) out.send(r, 1 + 2 * levels, r - 1, all);
   }
-  // Allgather retraces the halvings backwards: each rank sends what it owns to the partner it
-  // split with, whose half is the other one.
-  for (int l = levels - 1; l >= 0; --l) {
-    const int mask = f.pof2 >> (l + 1);
-    const int round = 1 + levels + (levels - 1 - l);
-    for (int v = 0; v < f.pof2; ++v)
-      b.transfer(round, f.real_rank[v], f.real_rank[v ^ mask],
-                 block_span(range[v].first, range[v].second), Combine::copy);
-    range = history[l];
+}
+
+
+// The fold, then the halvings (the larger half of each split, reduced) and the doublings that
+// retrace them (estimate.hpp).
+double rabenseifner_allreduce_predict(const GeneratorInput& in) {
+  const PowerOfTwoFold f(in.p);
+  const CostParams& c = in.cost;
+  double mid = 0;
+  int range = in.blocks;
+  for (int l = 0; l < f.log2_pof2(); ++l) {
+    range = (range + 1) / 2;
+    const double half = estimate::blocks_bytes(in, range);
+    mid += 2 * c.alpha + (2 * c.beta + c.gamma) * half;
   }
-  for (int i = 0; i < f.extra; ++i)
-    b.transfer(1 + 2 * levels, 2 * i + 1, 2 * i, all, Combine::copy);
-  return std::move(b).build();
+  return estimate::folded_butterfly(in, f.extra, mid);
 }
 
 }  // namespace papcoll

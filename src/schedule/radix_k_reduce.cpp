@@ -10,10 +10,11 @@
 // sends and receives one message per step. Gather: digits in reverse order, each group's leader
 // (digit i = 0, later digits 0) receives the other members' parts, until the root holds all.
 // Ranks are taken relative to the root, which is virtual rank 0.
+#include <cmath>
 #include <utility>
 
-#include "schedule/builder.hpp"
 #include "schedule/reduce_generators.hpp"
+#include "schedule/estimate.hpp"
 
 namespace papcoll {
 namespace {
@@ -39,16 +40,14 @@ std::vector<int> factor(int n) {
 
 }  // namespace
 
-Schedule radix_k_reduce_schedule(const GeneratorInput& in) {
+void radix_k_reduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   const int p = in.p, root = reduce_root(in);
-  ScheduleBuilder b(Collective::reduce, "radix-k", p, in.blocks, root);
   int pp = p;
   std::vector<int> k = factor(pp);
   while (pp > 1 && k.empty()) k = factor(--pp);
   const int extra = p - pp;  // < pp: the powers of two alone leave fewer than half out
   auto real = [&](int v) { return (v + root) % p; };
-  const std::vector<int> all = block_span(0, in.blocks);
-  for (int e = 0; e < extra; ++e) b.transfer(0, real(pp + e), real(e), all, Combine::reduce);
+  const BlockSet all = BlockSet::range(0, in.blocks);
 
   std::vector<int> stride(k.size());
   for (size_t i = 0, s = 1; i < k.size(); s *= static_cast<size_t>(k[i]), ++i)
@@ -59,31 +58,98 @@ Schedule radix_k_reduce_schedule(const GeneratorInput& in) {
     return std::make_pair(r.first + static_cast<int>(len * c / parts),
                           r.first + static_cast<int>(len * (c + 1) / parts));
   };
+  auto span = [](std::pair<int, int> r) { return BlockSet::range(r.first, r.second); };
 
-  int round = 1;
-  std::vector<std::pair<int, int>> range(static_cast<size_t>(pp), {0, in.blocks});
-  std::vector<std::vector<std::pair<int, int>>> after;  // range of each rank after round i
-  for (size_t i = 0; i < k.size(); ++i) {
-    for (int t = 1; t < k[i]; ++t, ++round)
-      for (int v = 0; v < pp; ++v) {
-        const int c = digit(v, i), to_digit = (c + t) % k[i];
-        const auto [lo, hi] = part(range[v], k[i], to_digit);
-        b.transfer(round, real(v), real(v + (to_digit - c) * stride[i]), block_span(lo, hi),
-                   Combine::reduce);
-      }
-    for (int v = 0; v < pp; ++v) range[v] = part(range[v], k[i], digit(v, i));
-    after.push_back(range);
-  }
-  for (size_t i = k.size(); i-- > 0; ++round)
-    for (int v = 0; v < pp; ++v) {
-      bool leader_above = true;  // digits after i are all 0
-      for (size_t j = i + 1; j < k.size(); ++j) leader_above = leader_above && digit(v, j) == 0;
-      const int c = digit(v, i);
-      if (!leader_above || c == 0) continue;
-      b.transfer(round, real(v), real(v - c * stride[i]),
-                 block_span(after[i][v].first, after[i][v].second), Combine::copy);
+  for (int r = out.first_rank(); r < out.last_rank(); ++r) {
+    const int v = ((r - root) % p + p) % p;
+    if (v >= pp) {  // folded into v - pp
+      out.send(r, 0, real(v - pp), all);
+      continue;
     }
-  return std::move(b).build();
+    if (v < extra) out.recv(r, 0, real(pp + v), all, Combine::reduce);
+    // Reduce-scatter: before round i v's range is shared by its whole group (the ranks that
+    // differ from v in digit i only), so member c - t sends v exactly part c of it.
+    int round = 1;
+    std::pair<int, int> range{0, in.blocks};
+    std::vector<std::pair<int, int>> before(k.size());  // v's range before round i
+    for (size_t i = 0; i < k.size(); ++i) {
+      before[i] = range;
+      const int c = digit(v, i);
+      for (int t = 1; t < k[i]; ++t, ++round) {
+        const int to_digit = (c + t) % k[i], from_digit = (c - t + k[i]) % k[i];
+        out.send(r, round, real(v + (to_digit - c) * stride[i]), span(part(range, k[i], to_digit)));
+        out.recv(r, round, real(v + (from_digit - c) * stride[i]), span(part(range, k[i], c)),
+                 Combine::reduce);
+      }
+      range = part(range, k[i], c);
+    }
+    // Gather, digits in reverse: v sends its range after round i to its group's leader at the step
+    // of its highest non-zero digit i; before that it leads its groups, taking member c's part c.
+    for (size_t i = k.size(); i-- > 0; ++round) {
+      const int c = digit(v, i);
+      if (c != 0) {
+        out.send(r, round, real(v - c * stride[i]), span(part(before[i], k[i], c)));
+        break;
+      }
+      for (int m = 1; m < k[i]; ++m)
+        out.recv(r, round, real(v + m * stride[i]), span(part(before[i], k[i], m)), Combine::copy);
+    }
+  }
+}
+
+
+// The fold, the reduce-scatter with every rank depending on every other (k_i - 1 steps per digit,
+// each a part of the range reduced), then the gather digit by digit: a group's leader takes its
+// members' parts one after the other, member c's send ending c messages into its digit's step.
+double radix_k_reduce_predict(const GeneratorInput& in) {
+  const int p = in.p, root = reduce_root(in);
+  int pp = p;
+  std::vector<int> k = factor(pp);
+  while (pp > 1 && k.empty()) k = factor(--pp);
+  const int extra = p - pp;
+  const std::vector<double> a = estimate::arrivals_of(in);
+  const CostParams& c = in.cost;
+  auto real = [&](int v) { return (v + root) % p; };
+  std::vector<double> finish(static_cast<size_t>(p));
+  double start = 0;
+  for (int v = 0; v < p; ++v) {
+    if (v >= pp) {
+      finish[real(v)] = std::max(a[real(v)], a[real(v - pp)]) + c.alpha + c.beta * in.bytes;
+      continue;
+    }
+    double ready = a[real(v)];
+    if (v < extra) ready = std::max(ready, a[real(pp + v)]) + c.alpha + (c.beta + c.gamma) * in.bytes;
+    start = v == 0 ? ready : std::max(start, ready);
+  }
+  std::vector<double> part(k.size());  // bytes of one part of digit i's split
+  double range = in.blocks;
+  for (size_t i = 0; i < k.size(); ++i) {
+    range = std::ceil(range / k[i]);
+    part[i] = estimate::blocks_bytes(in, range);
+    start += (k[i] - 1) * (c.alpha + (c.beta + c.gamma) * part[i]);
+  }
+  std::vector<int> stride(k.size());
+  for (size_t i = 0, s = 1; i < k.size(); s *= static_cast<size_t>(k[i]), ++i)
+    stride[i] = static_cast<int>(s);
+  // Digit i's gather step begins at step_start[i]; its leaders receive k_i - 1 parts in turn.
+  std::vector<double> step_start(k.size() + 1, start);
+  for (size_t i = k.size(); i-- > 0;)
+    step_start[i] = step_start[i + 1] + (k[i] - 1) * (c.alpha + c.beta * part[i]);
+  for (int v = 0; v < pp; ++v) {
+    size_t top = k.size();  // highest non-zero digit
+    for (size_t i = k.size(); i-- > 0;)
+      if (v / stride[i] % k[i] != 0) {
+        top = i;
+        break;
+      }
+    if (top == k.size()) {
+      finish[real(v)] = step_start[0];  // the root
+      continue;
+    }
+    const int digit = v / stride[top] % k[top];
+    finish[real(v)] = step_start[top + 1] + digit * (c.alpha + c.beta * part[top]);
+  }
+  return estimate::mean_elapsed(finish, a);
 }
 
 }  // namespace papcoll

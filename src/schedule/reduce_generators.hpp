@@ -1,20 +1,28 @@
-// Reduce schedule generators (issue #3). Each takes GeneratorInput (root -1 means 0; a root outside
-// [0, p) throws std::invalid_argument) and returns a Schedule of collective reduce.
+// Reduce schedule generators (registry.cpp). Each takes GeneratorInput (root -1 means 0; a root
+// outside [0, p) throws std::invalid_argument) and emits the asked-for ranks' steps of a reduce.
 #pragma once
 
 #include <stdexcept>
 #include <string>
 
 #include "schedule/registry.hpp"
+#include "schedule/schedule_sink.hpp"
 
 namespace papcoll {
 
-Schedule binomial_reduce_schedule(const GeneratorInput& in);
-Schedule rabenseifner_reduce_schedule(const GeneratorInput& in);
-Schedule radix_k_reduce_schedule(const GeneratorInput& in);
-Schedule ring_reduce_schedule(const GeneratorInput& in);
-Schedule linear_reduce_schedule(const GeneratorInput& in);
-Schedule clairvoyant_reduce_schedule(const GeneratorInput& in);
+void binomial_reduce_schedule(const GeneratorInput& in, ScheduleSink& out);
+void rabenseifner_reduce_schedule(const GeneratorInput& in, ScheduleSink& out);
+void radix_k_reduce_schedule(const GeneratorInput& in, ScheduleSink& out);
+void ring_reduce_schedule(const GeneratorInput& in, ScheduleSink& out);
+void linear_reduce_schedule(const GeneratorInput& in, ScheduleSink& out);
+void clairvoyant_reduce_schedule(const GeneratorInput& in, ScheduleSink& out);
+std::string clairvoyant_arrival_key(const GeneratorInput& in);
+
+// Their estimates for `auto` (AlgorithmInfo::predict, estimate.hpp).
+double binomial_reduce_predict(const GeneratorInput& in);
+double rabenseifner_reduce_predict(const GeneratorInput& in);
+double radix_k_reduce_predict(const GeneratorInput& in);
+double clairvoyant_reduce_predict(const GeneratorInput& in);
 
 // The root of a reduce: in.root, 0 when unset.
 inline int reduce_root(const GeneratorInput& in) {

@@ -9,11 +9,11 @@
 #include "schedule/bcast_generators.hpp"
 #include "schedule/reduce_generators.hpp"
 #include "schedule/scatter_gather_generators.hpp"
+#include "schedule/schedule_sink.hpp"
 
 namespace papcoll {
 namespace {
 
-int blocks_p(int p) { return p; }
 int blocks_one(int) { return 1; }
 
 int ceil_log2(int p) {
@@ -51,102 +51,180 @@ int linear_allgatherv_blocks(const GeneratorInput& in) {
   return in.p * static_cast<int>(per_rank);
 }
 
+using enum Collective;
+using enum AutoRole;
+
+// Designated initialisers: a row names what it sets; everything else keeps AlgorithmInfo's default.
 const AlgorithmInfo kAlgorithms[] = {
-    {"ring", Collective::allreduce, ring_allreduce_schedule, blocks_p, true, false,
-     "ring reduce-scatter + ring allgather (Thakur et al. 2005)"},
-    {"rabenseifner", Collective::allreduce, rabenseifner_allreduce_schedule, blocks_p, true, false,
-     "recursive-halving reduce-scatter + recursive-doubling allgather, any p (Rabenseifner 2004)"},
-    {"recursive-doubling", Collective::allreduce, recursive_doubling_allreduce_schedule,
-     blocks_one, true, false, "butterfly exchange of the whole vector, any p"},
-    {"linear", Collective::allreduce, linear_pipeline_allreduce_schedule, blocks_p, true, false,
-     "segmented linear pipeline in rank order (Open MPI's segmented linear tree)"},
-    {"slt", Collective::allreduce, slt_allreduce_schedule, blocks_p, true, true,
-     "sorted linear tree: the pipeline ordered by arrival time (Proficz, Fig. 5)"},
-    {"prr", Collective::allreduce, prr_allreduce_schedule, blocks_p, true, true,
-     "pre-reduced ring: ring ordered by arrival with pre-steps among early ranks (Proficz, Fig. 7)"},
-    // Reduce (issue #3; docs/algorithms.md "Reduce").
-    {"clairvoyant", Collective::reduce, clairvoyant_reduce_schedule, blocks_p, true, true,
-     "Clairvoyant: greedy segment exchange driven by known arrival times (Proficz & Ocetkiewicz "
-     "2021); implementations linear|pairing|segtree, same schedule"},
-    {"binomial", Collective::reduce, binomial_reduce_schedule, blocks_one, true, false,
-     "binomial tree, whole vector per message (MPICH binomial reduce)"},
-    {"rabenseifner", Collective::reduce, rabenseifner_reduce_schedule, blocks_p, true, false,
-     "recursive-halving reduce-scatter + binomial gather to the root, any p (Rabenseifner 2004)"},
-    {"radix-k", Collective::reduce, radix_k_reduce_schedule, blocks_p, true, false,
-     "radix-k reduce-scatter in groups of 2..8 + gather to the root (Peterka et al. 2009)"},
-    {"ring", Collective::reduce, ring_reduce_schedule, blocks_p, true, false,
-     "ring reduce-scatter + direct gather of the chunks to the root"},
-    {"linear", Collective::reduce, linear_reduce_schedule, blocks_one, true, false,
-     "flat: every rank sends its vector to the root, one per round"},
-    // Broadcast and allgather(v) (issue #5; docs/circulant.md).
-    {"circulant", Collective::bcast, circulant_bcast_schedule, blocks_p, false, false,
-     "round-optimal n-block broadcast on a circulant graph, n-1+ceil(log2 p) rounds (Traff 2023)",
-     circulant_bcast_blocks},
-    {"binomial", Collective::bcast, binomial_bcast_schedule, blocks_one, false, false,
-     "binomial tree; with B > 1 blocks pipelined down the tree (segmented binomial)"},
-    {"scatter-allgather", Collective::bcast, scatter_allgather_bcast_schedule, blocks_p, false,
-     false, "binomial scatter + ring allgather (van de Geijn, as in MPICH)"},
-    {"chain", Collective::bcast, chain_bcast_schedule, blocks_p, false, false,
-     "pipelined chain in rank order from the root, p-2+B rounds", chain_bcast_blocks},
-    {"circulant", Collective::allgatherv, circulant_allgatherv_schedule, blocks_p, false, false,
-     "all-to-all broadcast on a circulant graph, n-1+ceil(log2 p) rounds (Traff 2023, Alg. 2)",
-     circulant_allgatherv_blocks},
-    {"ring", Collective::allgatherv, ring_allgatherv_schedule, blocks_p, false, false,
-     "ring allgather, p-1 rounds"},
-    {"bruck", Collective::allgatherv, bruck_allgatherv_schedule, blocks_p, false, false,
-     "Bruck's concatenation allgather, ceil(log2 p) rounds, any p"},
-    {"linear", Collective::allgatherv, linear_allgatherv_schedule, blocks_p, false, false,
-     "direct: every rank sends its portion to every other, p-1 rounds (auto on one node with "
-     "shared memory)",
-     linear_allgatherv_blocks},
+    // All-reduce (docs/algorithms.md, "All-reduce").
+    {.name = "ring", .collective = allreduce,
+     .summary = "ring reduce-scatter + ring allgather (Thakur et al. 2005)",
+     .generate = ring_allreduce_schedule, .reorders_reduction = true, .auto_role = balanced,
+     .predict = ring_allreduce_predict},
+    {.name = "rabenseifner", .collective = allreduce,
+     .summary = "recursive-halving reduce-scatter + recursive-doubling allgather, any p "
+                "(Rabenseifner 2004)",
+     .generate = rabenseifner_allreduce_schedule, .reorders_reduction = true,
+     .auto_role = balanced,
+     .predict = rabenseifner_allreduce_predict},
+    {.name = "recursive-doubling", .collective = allreduce,
+     .summary = "butterfly exchange of the whole vector, any p",
+     .generate = recursive_doubling_allreduce_schedule, .default_blocks = blocks_one,
+     .reorders_reduction = true, .auto_role = balanced,
+     .predict = recursive_doubling_allreduce_predict},
+    {.name = "linear", .collective = allreduce,
+     .summary = "segmented linear pipeline in rank order (Open MPI's segmented linear tree)",
+     .generate = linear_pipeline_allreduce_schedule, .reorders_reduction = true},
+    {.name = "slt", .collective = allreduce,
+     .summary = "sorted linear tree: the pipeline ordered by arrival time (Proficz, Fig. 5)",
+     .generate = slt_allreduce_schedule, .reorders_reduction = true, .uses_arrivals = true,
+     .arrival_key = slt_arrival_key, .auto_role = arrival_aware,
+     .predict = slt_allreduce_predict},
+    {.name = "prr", .collective = allreduce,
+     .summary = "pre-reduced ring: ring ordered by arrival with pre-steps among early ranks "
+                "(Proficz, Fig. 7)",
+     .generate = prr_allreduce_schedule, .reorders_reduction = true, .uses_arrivals = true,
+     .arrival_key = prr_arrival_key, .auto_role = arrival_aware,
+     .predict = prr_allreduce_predict},
+    // Reduce (docs/algorithms.md "Reduce").
+    {.name = "clairvoyant", .collective = reduce,
+     .summary = "Clairvoyant: greedy segment exchange driven by known arrival times (Proficz & "
+                "Ocetkiewicz 2021); implementations linear|pairing|segtree, same schedule",
+     .generate = clairvoyant_reduce_schedule, .reorders_reduction = true, .uses_arrivals = true,
+     .arrival_key = clairvoyant_arrival_key, .auto_role = arrival_aware,
+     .predict = clairvoyant_reduce_predict},
+    {.name = "binomial", .collective = reduce,
+     .summary = "binomial tree, whole vector per message (MPICH binomial reduce)",
+     .generate = binomial_reduce_schedule, .default_blocks = blocks_one,
+     .reorders_reduction = true, .auto_role = balanced,
+     .predict = binomial_reduce_predict},
+    {.name = "rabenseifner", .collective = reduce,
+     .summary = "recursive-halving reduce-scatter + binomial gather to the root, any p "
+                "(Rabenseifner 2004)",
+     .generate = rabenseifner_reduce_schedule, .reorders_reduction = true, .auto_role = balanced,
+     .predict = rabenseifner_reduce_predict},
+    {.name = "radix-k", .collective = reduce,
+     .summary = "radix-k reduce-scatter in groups of 2..8 + gather to the root (Peterka et al. "
+                "2009)",
+     .generate = radix_k_reduce_schedule, .reorders_reduction = true, .auto_role = balanced,
+     .predict = radix_k_reduce_predict},
+    {.name = "ring", .collective = reduce,
+     .summary = "ring reduce-scatter + direct gather of the chunks to the root",
+     .generate = ring_reduce_schedule, .reorders_reduction = true},
+    {.name = "linear", .collective = reduce,
+     .summary = "flat: every rank sends its vector to the root, one per round",
+     .generate = linear_reduce_schedule, .default_blocks = blocks_one,
+     .reorders_reduction = true},
+    // Broadcast and allgather(v) (docs/circulant.md).
+    {.name = "circulant", .collective = bcast,
+     .summary = "round-optimal n-block broadcast on a circulant graph, n-1+ceil(log2 p) rounds "
+                "(Traff 2023)",
+     .generate = circulant_bcast_schedule, .sized_blocks = circulant_bcast_blocks},
+    {.name = "binomial", .collective = bcast,
+     .summary = "binomial tree; with B > 1 blocks pipelined down the tree (segmented binomial)",
+     .generate = binomial_bcast_schedule, .default_blocks = blocks_one},
+    {.name = "scatter-allgather", .collective = bcast,
+     .summary = "binomial scatter + ring allgather (van de Geijn, as in MPICH)",
+     .generate = scatter_allgather_bcast_schedule},
+    {.name = "chain", .collective = bcast,
+     .summary = "pipelined chain in rank order from the root, p-2+B rounds",
+     .generate = chain_bcast_schedule, .sized_blocks = chain_bcast_blocks},
+    {.name = "circulant", .collective = allgatherv,
+     .summary = "all-to-all broadcast on a circulant graph, n-1+ceil(log2 p) rounds (Traff 2023, "
+                "Alg. 2)",
+     .generate = circulant_allgatherv_schedule, .sized_blocks = circulant_allgatherv_blocks},
+    {.name = "ring", .collective = allgatherv, .summary = "ring allgather, p-1 rounds",
+     .generate = ring_allgatherv_schedule},
+    {.name = "bruck", .collective = allgatherv,
+     .summary = "Bruck's concatenation allgather, ceil(log2 p) rounds, any p",
+     .generate = bruck_allgatherv_schedule},
+    {.name = "linear", .collective = allgatherv,
+     .summary = "direct: every rank sends its portion to every other, p-1 rounds (auto on one "
+                "node with shared memory)",
+     .generate = linear_allgatherv_schedule, .sized_blocks = linear_allgatherv_blocks},
     // Scatterv and gatherv trees under a per-pair link model (docs/algorithms.md, "Scatterv and
     // gatherv"); auto is choose_sg_tree, not a row.
-    {"linear", Collective::scatterv, sg_generator<Collective::scatterv, SgTreeKind::linear>,
-     blocks_p, false, false, "flat: the root sends every portion directly, in rank order"},
-    {"binomial", Collective::scatterv, sg_generator<Collective::scatterv, SgTreeKind::binomial>,
-     blocks_p, false, false, "binomial tree in rank order, a subtree's portions per message"},
-    {"binomial-minfirst", Collective::scatterv,
-     sg_generator<Collective::scatterv, SgTreeKind::binomial_minfirst>, blocks_p, false, false,
-     "binomial tree, each node the free rank with the smallest predicted t(parent, i, m_i) "
-     "(Dichev et al. 2010)",
-     nullptr, true},
-    {"binomial-maxfirst", Collective::scatterv,
-     sg_generator<Collective::scatterv, SgTreeKind::binomial_maxfirst>, blocks_p, false, false,
-     "binomial tree, each node the free rank with the largest predicted t(parent, i, m_i) "
-     "(Dichev et al. 2010)",
-     nullptr, true},
-    {"traff", Collective::scatterv, sg_generator<Collective::scatterv, SgTreeKind::traff>,
-     blocks_p, false, false, "Traff's irregular tree from the portion sizes (Traff 2004)"},
-    {"traff-model", Collective::scatterv,
-     sg_generator<Collective::scatterv, SgTreeKind::traff_model>, blocks_p, false, false,
-     "Traff's tree rebuilt on predicted link times (Dichev et al. 2010)",
-     nullptr, true},
-    {"linear", Collective::gatherv, sg_generator<Collective::gatherv, SgTreeKind::linear>,
-     blocks_p, false, false, "flat: every portion goes directly to the root, in rank order"},
-    {"binomial", Collective::gatherv, sg_generator<Collective::gatherv, SgTreeKind::binomial>,
-     blocks_p, false, false, "binomial tree in rank order, a subtree's portions per message"},
-    {"binomial-minfirst", Collective::gatherv,
-     sg_generator<Collective::gatherv, SgTreeKind::binomial_minfirst>, blocks_p, false, false,
-     "binomial tree, each node the free rank with the smallest predicted t(i, parent, m_i) "
-     "(Dichev et al. 2010)",
-     nullptr, true},
-    {"binomial-maxfirst", Collective::gatherv,
-     sg_generator<Collective::gatherv, SgTreeKind::binomial_maxfirst>, blocks_p, false, false,
-     "binomial tree, each node the free rank with the largest predicted t(i, parent, m_i) "
-     "(Dichev et al. 2010)",
-     nullptr, true},
-    {"traff", Collective::gatherv, sg_generator<Collective::gatherv, SgTreeKind::traff>,
-     blocks_p, false, false, "Traff's irregular tree from the portion sizes (Traff 2004)"},
-    {"traff-model", Collective::gatherv,
-     sg_generator<Collective::gatherv, SgTreeKind::traff_model>, blocks_p, false, false,
-     "Traff's tree rebuilt on predicted link times (Dichev et al. 2010)",
-     nullptr, true},
+    {.name = "linear", .collective = scatterv,
+     .summary = "flat: the root sends every portion directly, in rank order",
+     .generate = sg_generator<scatterv, SgTreeKind::linear>},
+    {.name = "binomial", .collective = scatterv,
+     .summary = "binomial tree in rank order, a subtree's portions per message",
+     .generate = sg_generator<scatterv, SgTreeKind::binomial>},
+    {.name = "binomial-minfirst", .collective = scatterv,
+     .summary = "binomial tree, each node the free rank with the smallest predicted "
+                "t(parent, i, m_i) (Dichev et al. 2010)",
+     .generate = sg_generator<scatterv, SgTreeKind::binomial_minfirst>, .uses_link_model = true},
+    {.name = "binomial-maxfirst", .collective = scatterv,
+     .summary = "binomial tree, each node the free rank with the largest predicted "
+                "t(parent, i, m_i) (Dichev et al. 2010)",
+     .generate = sg_generator<scatterv, SgTreeKind::binomial_maxfirst>, .uses_link_model = true},
+    {.name = "traff", .collective = scatterv,
+     .summary = "Traff's irregular tree from the portion sizes (Traff 2004)",
+     .generate = sg_generator<scatterv, SgTreeKind::traff>},
+    {.name = "traff-model", .collective = scatterv,
+     .summary = "Traff's tree rebuilt on predicted link times (Dichev et al. 2010)",
+     .generate = sg_generator<scatterv, SgTreeKind::traff_model>, .uses_link_model = true},
+    {.name = "linear", .collective = gatherv,
+     .summary = "flat: every portion goes directly to the root, in rank order",
+     .generate = sg_generator<gatherv, SgTreeKind::linear>},
+    {.name = "binomial", .collective = gatherv,
+     .summary = "binomial tree in rank order, a subtree's portions per message",
+     .generate = sg_generator<gatherv, SgTreeKind::binomial>},
+    {.name = "binomial-minfirst", .collective = gatherv,
+     .summary = "binomial tree, each node the free rank with the smallest predicted "
+                "t(i, parent, m_i) (Dichev et al. 2010)",
+     .generate = sg_generator<gatherv, SgTreeKind::binomial_minfirst>, .uses_link_model = true},
+    {.name = "binomial-maxfirst", .collective = gatherv,
+     .summary = "binomial tree, each node the free rank with the largest predicted "
+                "t(i, parent, m_i) (Dichev et al. 2010)",
+     .generate = sg_generator<gatherv, SgTreeKind::binomial_maxfirst>, .uses_link_model = true},
+    {.name = "traff", .collective = gatherv,
+     .summary = "Traff's irregular tree from the portion sizes (Traff 2004)",
+     .generate = sg_generator<gatherv, SgTreeKind::traff>},
+    {.name = "traff-model", .collective = gatherv,
+     .summary = "Traff's tree rebuilt on predicted link times (Dichev et al. 2010)",
+     .generate = sg_generator<gatherv, SgTreeKind::traff_model>, .uses_link_model = true},
 };
 
 }  // namespace
 
 int default_block_count(const AlgorithmInfo& algo, const GeneratorInput& in) {
-  return algo.sized_blocks != nullptr ? algo.sized_blocks(in) : algo.default_blocks(in.p);
+  return algo.sized_blocks != nullptr ? algo.sized_blocks(in) : default_blocks_for(algo, in.p);
+}
+
+int schedule_blocks(const AlgorithmInfo& algo, const GeneratorInput& in) {
+  if (algo.collective == Collective::scatterv || algo.collective == Collective::gatherv)
+    return in.p;
+  return std::max(1, in.blocks);
+}
+
+namespace {
+
+int schedule_root(const AlgorithmInfo& algo, const GeneratorInput& in) {
+  if (algo.collective == Collective::allreduce || algo.collective == Collective::allgatherv)
+    return -1;
+  return in.root >= 0 ? in.root : 0;
+}
+
+}  // namespace
+
+Schedule generate_schedule(const AlgorithmInfo& algo, const GeneratorInput& in) {
+  Schedule s;
+  s.collective = algo.collective;
+  s.algorithm = algo.name;
+  s.p = in.p;
+  s.root = schedule_root(algo, in);
+  s.blocks = schedule_blocks(algo, in);
+  ScheduleSink sink(in.p, 0, in.p);
+  algo.generate(in, sink);
+  s.ranks = std::move(sink).take();
+  return s;
+}
+
+RankSchedule generate_rank(const AlgorithmInfo& algo, const GeneratorInput& in, int rank) {
+  ScheduleSink sink(in.p, rank, rank + 1);
+  algo.generate(in, sink);
+  return std::move(std::move(sink).take().front());
 }
 
 int pipeline_blocks(double bytes, int extra_rounds, const CostParams& cost) {
@@ -181,8 +259,11 @@ std::vector<int> arrival_order(int p, const std::vector<double>& arrivals) {
   std::vector<int> order(static_cast<size_t>(p));
   std::iota(order.begin(), order.end(), 0);
   if (static_cast<int>(arrivals.size()) != p) return order;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int x, int y) { return arrivals[x] < arrivals[y]; });
+  // (time, rank) pairs sorted: ties by rank without a stable sort's extra work.
+  std::vector<std::pair<double, int>> keyed(static_cast<size_t>(p));
+  for (int r = 0; r < p; ++r) keyed[r] = {arrivals[r], r};
+  std::sort(keyed.begin(), keyed.end());
+  for (int i = 0; i < p; ++i) order[i] = keyed[i].second;
   return order;
 }
 

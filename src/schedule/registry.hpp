@@ -52,23 +52,57 @@ struct GeneratorInput {
 // (allreduce-slt-prr Sec. 4). Never below a tiny positive value so divisions stay finite.
 double block_round_time(const GeneratorInput& in);
 
-using GeneratorFn = Schedule (*)(const GeneratorInput&);
+class ScheduleSink;
 
+// A generator emits the ops of the ranks `out` asks for (schedule_sink.hpp): one rank on the
+// call path, every rank for the verifier, the cost model and the tools.
+using GeneratorFn = void (*)(const GeneratorInput& in, ScheduleSink& out);
+
+// The part `auto` may give an algorithm (src/api/auto_selection.hpp): a balanced candidate (the
+// model of what the MPI library's own collective achieves) or an arrival-aware one.
+enum class AutoRole { none, balanced, arrival_aware };
+
+// One row of the algorithm table (registry.cpp), written with designated initialisers.
 struct AlgorithmInfo {
   const char* name;
   Collective collective;
-  GeneratorFn generate;
-  int (*default_blocks)(int p);
-  bool reorders_reduction;  // needs a commutative op
-  bool uses_arrivals;
   const char* summary;
+  GeneratorFn generate;
+  int (*default_blocks)(int p) = nullptr;  // null: p blocks
   // Block count when it should follow the message size (pipelined broadcasts): the schedule's
   // `blocks` for in.p, in.bytes and in.cost. Null: default_blocks(p).
   int (*sized_blocks)(const GeneratorInput& in) = nullptr;
+  bool reorders_reduction = false;  // needs a commutative op
+  bool uses_arrivals = false;
   // Reads the per-pair link model (GeneratorInput::link_model, from options.model_file): the
   // scatterv/gatherv trees built on predicted link times. The others ignore a model file.
   bool uses_link_model = false;
+  // uses_arrivals only: the arrivals as the generator reads them after quantisation (an arrival
+  // order, integer slots or rounds), as bytes. The generator depends on the arrivals only through
+  // this, so two inputs with the same key (and the same p, blocks, root) give the same schedule:
+  // the key of the per-communicator schedule cache (src/api/schedule_source.hpp).
+  std::string (*arrival_key)(const GeneratorInput& in) = nullptr;
+  AutoRole auto_role = AutoRole::none;
+  // What `auto` costs the algorithm with (every row with an auto_role has one): the cost model's
+  // mean elapsed time (own arrival to own finish, averaged over ranks) of the schedule for `in`
+  // under in.arrivals, estimated in O(p) without building the schedule (estimate.hpp).
+  double (*predict)(const GeneratorInput& in) = nullptr;
 };
+
+// The whole schedule of `algo` for `in`: every rank's steps. Throws std::invalid_argument on input
+// the algorithm cannot take (a root out of range, ...).
+Schedule generate_schedule(const AlgorithmInfo& algo, const GeneratorInput& in);
+// Rank `rank`'s part only, without computing the other ranks' (equal to
+// generate_schedule(algo, in).ranks[rank]).
+RankSchedule generate_rank(const AlgorithmInfo& algo, const GeneratorInput& in, int rank);
+// The schedule's block count for `in`: in.blocks (at least 1), or p for scatterv/gatherv, whose
+// block i is rank i's portion.
+int schedule_blocks(const AlgorithmInfo& algo, const GeneratorInput& in);
+
+// default_blocks(p), or p when the row names none.
+inline int default_blocks_for(const AlgorithmInfo& algo, int p) {
+  return algo.default_blocks != nullptr ? algo.default_blocks(p) : p;
+}
 
 // The block count a call uses when the caller names none: algo.sized_blocks(in) or
 // algo.default_blocks(in.p).

@@ -44,9 +44,11 @@ SgTree build_sg_tree(SgTreeKind k, const SgProblem& problem);
 // bad input (SgProblem).
 Schedule sg_schedule(Collective c, SgTreeKind k, const GeneratorInput& in);
 
+// The registry's generator of tree K for collective C.
 template <Collective C, SgTreeKind K>
-Schedule sg_generator(const GeneratorInput& in) {
-  return sg_schedule(C, K, in);
+void sg_generator(const GeneratorInput& in, ScheduleSink& out) {
+  const SgProblem problem(C, in);
+  emit_tree_schedule(build_sg_tree(K, problem), problem, out);
 }
 
 // `auto` for scatterv/gatherv (sg_auto.cpp): the tree with the smallest predicted time under the

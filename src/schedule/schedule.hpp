@@ -1,8 +1,14 @@
 // The one schedule representation every algorithm emits and every consumer (verifier, cost model,
 // MPI executor, JSON writer) reads. No MPI here: generators are pure functions.
+//
+// A rank's part is compact because the executor reads it on every call: its ops live in one flat
+// array, steps are ranges of it, and a message's blocks are runs of consecutive ids, the first run
+// stored inline, so the usual one-range message allocates nothing (docs/schedule-format.md).
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -16,23 +22,91 @@ enum class OpKind { send, recv };
 // overwrite the local blocks (copy). Sends carry Combine::none.
 enum class Combine { none, reduce, copy };
 
+// Block ids [first, first + count).
+struct BlockRun {
+  int first = 0;
+  int count = 0;
+  int end() const { return first + count; }
+  bool operator==(const BlockRun&) const = default;
+};
+
+// A set of block ids kept as ascending, maximal runs of consecutive ids.
+class BlockSet {
+ public:
+  BlockSet() = default;
+  // Any order; duplicates are dropped.
+  BlockSet(std::initializer_list<int> ids);
+  explicit BlockSet(const std::vector<int>& ids);
+  // [first, last); empty when last <= first.
+  static BlockSet range(int first, int last);
+
+  // Appends ids above every id already held (ascending construction, O(1)).
+  void append(int b) { append_range(b, b + 1); }
+  void append_range(int first, int last);
+
+  bool empty() const { return head_.count == 0; }
+  int64_t size() const;  // number of ids
+  std::span<const BlockRun> runs() const {
+    return more_.empty() ? std::span<const BlockRun>(&head_, head_.count > 0 ? 1 : 0)
+                         : std::span<const BlockRun>(more_);
+  }
+  int front() const { return runs().front().first; }
+  int back() const { return runs().back().end() - 1; }
+  bool contains(int b) const;
+  std::vector<int> ids() const;
+
+  // Every id in ascending order.
+  template <typename F>
+  void for_each(F&& f) const {
+    for (const BlockRun& r : runs())
+      for (int b = r.first; b < r.end(); ++b) f(b);
+  }
+
+  bool operator==(const BlockSet& o) const;
+
+ private:
+  BlockRun head_;               // the only run, while more_ is empty
+  std::vector<BlockRun> more_;  // every run, once there are two or more
+};
+
 struct Op {
   OpKind kind = OpKind::send;
   int peer = 0;
-  std::vector<int> blocks;  // ascending, no duplicates
+  BlockSet blocks;
   Combine combine = Combine::none;
+  bool operator==(const Op&) const = default;
 };
 
-// All ops of one rank in one round. Sends read the rank's state before this step's receives are
-// combined, so a block may be sent and overwritten/reduced in the same step.
+// All ops of one rank in one round: ops [first_op, first_op + op_count) of the rank's array.
+// Sends read the rank's state before this step's receives are combined, so a block may be sent and
+// overwritten/reduced in the same step.
 struct Step {
-  int round = 0;
-  std::vector<Op> ops;
+  int64_t round = 0;
+  int first_op = 0;
+  int op_count = 0;
+  bool operator==(const Step&) const = default;
 };
 
 struct RankSchedule {
   int rank = 0;
   std::vector<Step> steps;  // strictly increasing rounds
+  std::vector<Op> ops;      // every step's ops, step after step
+
+  std::span<const Op> ops_of(const Step& s) const {
+    return {ops.data() + s.first_op, static_cast<size_t>(s.op_count)};
+  }
+  // Appends `op` to the step of `round`, which must be the last step's round or a later one.
+  void add(int64_t round, Op op) {
+    if (steps.empty() || steps.back().round != round) new_step(round);
+    ops.push_back(std::move(op));
+    ++steps.back().op_count;
+  }
+  // Heap bytes held (for the schedule cache's byte limit).
+  int64_t bytes() const;
+  bool operator==(const RankSchedule&) const = default;
+
+ private:
+  void new_step(int64_t round);
 };
 
 struct Schedule {

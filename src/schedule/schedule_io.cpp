@@ -3,9 +3,13 @@
 namespace papcoll {
 namespace {
 
-void write_blocks(std::ostream& out, const std::vector<int>& blocks) {
+void write_blocks(std::ostream& out, const BlockSet& blocks) {
   out << '[';
-  for (size_t i = 0; i < blocks.size(); ++i) out << (i ? "," : "") << blocks[i];
+  bool first = true;
+  blocks.for_each([&](int b) {
+    out << (first ? "" : ",") << b;
+    first = false;
+  });
   out << ']';
 }
 
@@ -26,8 +30,9 @@ void write_schedule_json(std::ostream& out, const Schedule& s) {
     for (size_t i = 0; i < rs.steps.size(); ++i) {
       const Step& st = rs.steps[i];
       out << (i ? "," : "") << "{\"round\":" << st.round << ",\"ops\":[";
-      for (size_t k = 0; k < st.ops.size(); ++k) {
-        const Op& op = st.ops[k];
+      const std::span<const Op> ops = rs.ops_of(st);
+      for (size_t k = 0; k < ops.size(); ++k) {
+        const Op& op = ops[k];
         out << (k ? "," : "") << "{\"kind\":\"" << (op.kind == OpKind::send ? "send" : "recv")
             << "\",\"peer\":" << op.peer << ",\"blocks\":";
         write_blocks(out, op.blocks);
@@ -50,7 +55,7 @@ void write_schedule_text(std::ostream& out, const Schedule& s) {
     out << "rank " << rs.rank << '\n';
     for (const Step& st : rs.steps) {
       out << "  round " << st.round << ':';
-      for (const Op& op : st.ops) {
+      for (const Op& op : rs.ops_of(st)) {
         out << (op.kind == OpKind::send ? "  send " : "  recv ") << "blocks ";
         write_blocks(out, op.blocks);
         out << (op.kind == OpKind::send ? " to " : " from ") << op.peer;

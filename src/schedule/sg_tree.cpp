@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "schedule/builder.hpp"
 #include "schedule/portions.hpp"
 
 namespace papcoll {
@@ -46,10 +45,8 @@ int tree_depth(const SgTree& t) {
   return deepest;
 }
 
-Schedule tree_schedule(const SgTree& t, const SgProblem& problem, const std::string& algorithm) {
+void emit_tree_schedule(const SgTree& t, const SgProblem& problem, ScheduleSink& out) {
   const int p = problem.p();
-  const Collective c = problem.gather() ? Collective::gatherv : Collective::scatterv;
-  ScheduleBuilder b(c, algorithm, p, p, t.root);
   const std::vector<std::vector<int>> sub = subtree_ranks(t);
   struct Edge {
     int round, parent, child;
@@ -66,12 +63,26 @@ Schedule tree_schedule(const SgTree& t, const SgProblem& problem, const std::str
     }
   }
   for (const Edge& e : edges) {
+    if (!out.wants(e.parent) && !out.wants(e.child)) continue;
+    const BlockSet portions(sub[e.child]);
     if (problem.gather())
-      b.transfer(last - e.round, e.child, e.parent, sub[e.child], Combine::copy);
+      out.transfer(last - e.round, e.child, e.parent, portions, Combine::copy);
     else
-      b.transfer(e.round, e.parent, e.child, sub[e.child], Combine::copy);
+      out.transfer(e.round, e.parent, e.child, portions, Combine::copy);
   }
-  return std::move(b).build();
+}
+
+Schedule tree_schedule(const SgTree& t, const SgProblem& problem, const std::string& algorithm) {
+  Schedule s;
+  s.collective = problem.gather() ? Collective::gatherv : Collective::scatterv;
+  s.algorithm = algorithm;
+  s.p = problem.p();
+  s.blocks = problem.p();
+  s.root = t.root;
+  ScheduleSink sink(s.p, 0, s.p);
+  emit_tree_schedule(t, problem, sink);
+  s.ranks = std::move(sink).take();
+  return s;
 }
 
 double predicted_tree_time(const SgTree& t, const SgProblem& problem) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "schedule/schedule.hpp"
+#include "schedule/schedule_sink.hpp"
 #include "schedule/sg_problem.hpp"
 
 namespace papcoll {
@@ -31,8 +32,10 @@ std::vector<std::vector<int>> subtree_ranks(const SgTree& t);
 // Edges on the longest root-to-leaf path.
 int tree_depth(const SgTree& t);
 
-// The schedule of `t`: scatterv when !problem.gather(), else gatherv. Rounds are one-ported
-// slots: a node's k-th send is k slots after its receive.
+// The steps of `t` for the ranks `out` asks for: scatterv when !problem.gather(), else gatherv.
+// Rounds are one-ported slots: a node's k-th send is k slots after its receive.
+void emit_tree_schedule(const SgTree& t, const SgProblem& problem, ScheduleSink& out);
+// The whole schedule.
 Schedule tree_schedule(const SgTree& t, const SgProblem& problem, const std::string& algorithm);
 
 // The completion time the cost model (src/verify/cost_model.hpp) gives tree_schedule(t) when all

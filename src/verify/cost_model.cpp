@@ -28,7 +28,7 @@ CostResult evaluate(const Schedule& s, const std::vector<double>& arrivals, doub
   std::vector<double> last_send = arrival;  // sends are non-blocking: they end a rank, not a step
   std::vector<size_t> next_step(static_cast<size_t>(p), 0);
 
-  std::map<int, std::vector<int>> ranks_in_round;
+  std::map<int64_t, std::vector<int>> ranks_in_round;
   for (int r = 0; r < p; ++r)
     for (const Step& st : s.ranks[r].steps) ranks_in_round[st.round].push_back(r);
 
@@ -42,7 +42,7 @@ CostResult evaluate(const Schedule& s, const std::vector<double>& arrivals, doub
     std::map<Key, std::vector<double>> recv_done;  // per (from,to): completion times in order
     for (int r : ranks) {
       const Step& st = s.ranks[r].steps[next_step[r]];
-      for (const Op& op : st.ops) {
+      for (const Op& op : s.ranks[r].ops_of(st)) {
         if (op.kind != OpKind::send) continue;
         const int to = op.peer;
         const double start = std::max({step_start[r], send_free[r], step_start[to], recv_free[to]});
@@ -58,7 +58,7 @@ CostResult evaluate(const Schedule& s, const std::vector<double>& arrivals, doub
     for (int r : ranks) {
       const Step& st = s.ranks[r].steps[next_step[r]];
       double cpu = step_start[r];
-      for (const Op& op : st.ops) {
+      for (const Op& op : s.ranks[r].ops_of(st)) {
         if (op.kind != OpKind::recv) continue;
         const Key key{op.peer, r};
         auto it = recv_done.find(key);
@@ -99,7 +99,10 @@ CostResult evaluate_cost(const Schedule& s, const std::vector<double>& arrivals,
                          const CostParams& cost, int64_t bytes) {
   auto message = [&](const Op& op) {
     int64_t m = 0;
-    for (int b : op.blocks) m += block_range(bytes, s.blocks, b).count;
+    for (const BlockRun& run : op.blocks.runs())
+      m += block_range(bytes, s.blocks, run.end() - 1).offset +
+           block_range(bytes, s.blocks, run.end() - 1).count -
+           block_range(bytes, s.blocks, run.first).offset;
     return static_cast<double>(m);
   };
   auto link = [&](int, int) { return std::pair<double, double>{cost.alpha, cost.beta}; };

@@ -12,10 +12,10 @@ VerifyResult verify_single_port(const Schedule& s) {
     for (const Step& st : rs.steps) {
       int sends = 0, recvs = 0;
       std::vector<int> sent, received;
-      for (const Op& op : st.ops) {
+      for (const Op& op : rs.ops_of(st)) {
         std::vector<int>& v = op.kind == OpKind::send ? sent : received;
         (op.kind == OpKind::send ? sends : recvs) += 1;
-        v.insert(v.end(), op.blocks.begin(), op.blocks.end());
+        op.blocks.for_each([&](int b) { v.push_back(b); });
       }
       std::ostringstream where;
       where << "rank " << rs.rank << " round " << st.round;

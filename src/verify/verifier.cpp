@@ -110,27 +110,29 @@ VerifyResult verify_schedule(const Schedule& s) {
                     ", p=", s.p));
 
   // Structure, and the pairing of every send with exactly one receive in the same round.
-  using Key = std::tuple<int, int, int>;  // round, from, to
+  using Key = std::tuple<int64_t, int, int>;  // round, from, to
   std::map<Key, std::vector<const Op*>> sends, recvs;
   for (int r = 0; r < s.p; ++r) {
     const RankSchedule& rs = s.ranks[r];
     if (rs.rank != r) return fail(msg("ranks[", r, "] says it is rank ", rs.rank));
+    int64_t next_op = 0;
     for (size_t i = 0; i < rs.steps.size(); ++i) {
       const Step& st = rs.steps[i];
       if (i > 0 && st.round <= rs.steps[i - 1].round)
         return fail(msg("rank ", r, ": rounds not strictly increasing at step ", i));
+      if (st.op_count < 1 || st.first_op != next_op ||
+          st.first_op + static_cast<int64_t>(st.op_count) > static_cast<int64_t>(rs.ops.size()))
+        return fail(msg("rank ", r, ": step ", i, " does not cover the next ops"));
+      next_op += st.op_count;
       std::set<int> received;
-      for (const Op& op : st.ops) {
+      for (const Op& op : rs.ops_of(st)) {
         if (op.peer < 0 || op.peer >= s.p || op.peer == r)
           return fail(msg("rank ", r, " round ", st.round, ": bad peer ", op.peer));
         if (op.blocks.empty()) return fail(msg("rank ", r, " round ", st.round, ": empty message"));
-        for (size_t k = 0; k < op.blocks.size(); ++k) {
-          const int b = op.blocks[k];
-          if (b < 0 || b >= s.blocks)
-            return fail(msg("rank ", r, " round ", st.round, ": block ", b, " out of range"));
-          if (k > 0 && b <= op.blocks[k - 1])
-            return fail(msg("rank ", r, " round ", st.round, ": blocks not ascending"));
-        }
+        if (op.blocks.front() < 0 || op.blocks.back() >= s.blocks)
+          return fail(msg("rank ", r, " round ", st.round, ": block ",
+                          op.blocks.front() < 0 ? op.blocks.front() : op.blocks.back(),
+                          " out of range"));
         if (op.kind == OpKind::send) {
           if (op.combine != Combine::none)
             return fail(msg("rank ", r, " round ", st.round, ": a send with a combine mode"));
@@ -138,10 +140,17 @@ VerifyResult verify_schedule(const Schedule& s) {
         } else {
           if (op.combine == Combine::none)
             return fail(msg("rank ", r, " round ", st.round, ": a receive without combine mode"));
-          for (int b : op.blocks)
-            if (!received.insert(b).second)
-              return fail(msg("rank ", r, " round ", st.round, ": block ", b,
-                              " received twice in one step"));
+          bool twice = false;
+          int dup = 0;
+          op.blocks.for_each([&](int b) {
+            if (!received.insert(b).second && !twice) {
+              twice = true;
+              dup = b;
+            }
+          });
+          if (twice)
+            return fail(msg("rank ", r, " round ", st.round, ": block ", dup,
+                            " received twice in one step"));
           recvs[{st.round, op.peer, r}].push_back(&op);
         }
       }
@@ -169,44 +178,56 @@ VerifyResult verify_schedule(const Schedule& s) {
                                        std::vector<Contrib>(static_cast<size_t>(s.blocks),
                                                             Contrib(s.p)));
   initial_state(s, st);
-  std::map<int, std::vector<std::pair<int, const Step*>>> by_round;
-  for (int r = 0; r < s.p; ++r)
+  std::map<int64_t, std::vector<std::pair<int, const Step*>>> by_round;
+  for (int r = 0; r < s.p; ++r) {
+    if (static_cast<int64_t>(s.ranks[r].ops.size()) !=
+        (s.ranks[r].steps.empty() ? 0
+                                  : s.ranks[r].steps.back().first_op + s.ranks[r].steps.back().op_count))
+      return fail(msg("rank ", r, ": ops outside every step"));
     for (const Step& step : s.ranks[r].steps) by_round[step.round].push_back({r, &step});
+  }
   const bool reduction = s.collective == Collective::allreduce || s.collective == Collective::reduce;
   for (const auto& [round, steps] : by_round) {
     std::map<Key, std::vector<std::vector<Contrib>>> payload;  // per (round,from,to), per message
     for (const auto& [r, step] : steps)
-      for (const Op& op : step->ops) {
+      for (const Op& op : s.ranks[r].ops_of(*step)) {
         if (op.kind != OpKind::send) continue;
         std::vector<Contrib> data;
-        for (int b : op.blocks) {
-          if (st[r][b].empty())
-            return fail(msg("rank ", r, " round ", round, " sends block ", b,
-                            " before it holds it"));
+        int missing = -1;
+        op.blocks.for_each([&](int b) {
+          if (st[r][b].empty() && missing < 0) missing = b;
           data.push_back(st[r][b]);
-        }
+        });
+        if (missing >= 0)
+          return fail(msg("rank ", r, " round ", round, " sends block ", missing,
+                          " before it holds it"));
         payload[{round, r, op.peer}].push_back(std::move(data));
       }
     std::map<Key, size_t> next;
     for (const auto& [r, step] : steps)
-      for (const Op& op : step->ops) {
+      for (const Op& op : s.ranks[r].ops_of(*step)) {
         if (op.kind != OpKind::recv) continue;
         const Key key{round, op.peer, r};
         const std::vector<Contrib>& data = payload[key][next[key]++];
-        for (size_t k = 0; k < op.blocks.size(); ++k) {
-          Contrib& mine = st[r][op.blocks[k]];
+        if (op.combine == Combine::reduce && !reduction)
+          return fail(msg("rank ", r, " round ", round, ": reduce combine in a ",
+                          collective_name(s.collective)));
+        size_t k = 0;
+        int twice = -1;
+        op.blocks.for_each([&](int b) {
+          Contrib& mine = st[r][b];
           if (op.combine == Combine::copy) {
             mine = data[k];
+          } else if (mine.intersects(data[k])) {
+            if (twice < 0) twice = b;
           } else {
-            if (!reduction)
-              return fail(msg("rank ", r, " round ", round, ": reduce combine in a ",
-                              collective_name(s.collective)));
-            if (mine.intersects(data[k]))
-              return fail(msg("rank ", r, " round ", round, ": block ", op.blocks[k],
-                              " would count a contribution twice"));
             mine.merge(data[k]);
           }
-        }
+          ++k;
+        });
+        if (twice >= 0)
+          return fail(msg("rank ", r, " round ", round, ": block ", twice,
+                          " would count a contribution twice"));
       }
   }
   return postcondition(s, st);

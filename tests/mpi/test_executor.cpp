@@ -28,17 +28,16 @@ struct Transfer {
 
 // Steps of `me`, ops in the order of `xs` on both sides, as the schedule builder does.
 RankSchedule steps_of(int me, const std::vector<Transfer>& xs) {
-  std::map<int, Step> by_round;
+  std::map<int, std::vector<Op>> by_round;
   for (const Transfer& x : xs) {
-    if (x.from == me) by_round[x.round].ops.push_back({OpKind::send, x.to, x.blocks, Combine::none});
-    if (x.to == me) by_round[x.round].ops.push_back({OpKind::recv, x.from, x.blocks, x.combine});
+    if (x.from == me)
+      by_round[x.round].push_back({OpKind::send, x.to, BlockSet(x.blocks), Combine::none});
+    if (x.to == me) by_round[x.round].push_back({OpKind::recv, x.from, BlockSet(x.blocks), x.combine});
   }
   RankSchedule rs;
   rs.rank = me;
-  for (auto& [round, step] : by_round) {
-    step.round = round;
-    rs.steps.push_back(step);
-  }
+  for (auto& [round, ops] : by_round)
+    for (Op& op : ops) rs.add(round, std::move(op));
   return rs;
 }
 

@@ -205,7 +205,7 @@ void empty_blocks(Checker& chk) {
           in.arrivals.assign(static_cast<size_t>(p), 0.0);
           in.arrivals[static_cast<size_t>((root + 1) % p)] = 1e-3;
         }
-        const papcoll::Schedule s = a->generate(in);
+        const papcoll::Schedule s = papcoll::generate_schedule(*a, in);
         std::vector<int> send(static_cast<size_t>(count)), got(static_cast<size_t>(count), -1);
         for (int i = 0; i < count; ++i) send[i] = static_cast<int>(mix(seed, rank, i) % 1000);
         const std::vector<int> send_before = send;

@@ -15,15 +15,15 @@ Schedule gen(const char* name, int p, int blocks) {
   in.blocks = blocks;
   const AlgorithmInfo* a = find_algorithm(Collective::allgatherv, name);
   EXPECT_NE(a, nullptr) << name;
-  return a->generate(in);
+  return generate_schedule(*a, in);
 }
 
 TEST(AllgathervOwnership, MatchesTheVerifier) {
   for (int p = 1; p <= 12; ++p)
     for (int blocks = 1; blocks <= 40; ++blocks)
       for (int o = 0; o < p; ++o)
-        for (int b : origin_blocks(blocks, p, o)) EXPECT_EQ(b * p / blocks, o);
-  EXPECT_EQ(origin_blocks(12, 4, 2), (std::vector<int>{6, 7, 8}));
+        for (int b : origin_blocks(blocks, p, o).ids()) EXPECT_EQ(b * p / blocks, o);
+  EXPECT_EQ(origin_blocks(12, 4, 2).ids(), (std::vector<int>{6, 7, 8}));
 }
 
 TEST(CirculantAllgatherv, VerifiesWithNBlocksPerRank) {
@@ -34,7 +34,7 @@ TEST(CirculantAllgatherv, VerifiesWithNBlocksPerRank) {
       ASSERT_TRUE(v.ok) << "p=" << p << " n=" << n << ": " << v.error;
       int q = 0;
       while ((1 << q) < p) ++q;
-      int last = -1;
+      int64_t last = -1;
       for (const RankSchedule& r : s.ranks)
         if (!r.steps.empty()) last = std::max(last, r.steps.back().round);
       EXPECT_EQ(last + 1, p == 1 ? 0 : n - 1 + q);

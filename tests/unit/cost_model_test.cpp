@@ -16,7 +16,7 @@ CostResult cost_in_tau(const char* algo, std::vector<double> arrivals) {
   in.arrivals = arrivals;
   in.cost = CostParams{1.0, 0.0, 0.0};
   in.bytes = in.p;
-  const Schedule s = find_algorithm(Collective::allreduce, algo)->generate(in);
+  const Schedule s = generate_schedule(*find_algorithm(Collective::allreduce, algo), in);
   EXPECT_TRUE(verify_schedule(s).ok);
   return evaluate_cost(s, arrivals, in.cost, in.p);
 }
@@ -69,7 +69,7 @@ TEST(CostModel, HockneyTermsScaleWithBytes) {
   GeneratorInput in;
   in.p = 2;
   in.blocks = 1;
-  const Schedule s = find_algorithm(Collective::allreduce, "recursive-doubling")->generate(in);
+  const Schedule s = generate_schedule(*find_algorithm(Collective::allreduce, "recursive-doubling"), in);
   // One exchange of 1000 bytes and one reduction of 1000 bytes.
   const CostResult r = evaluate_cost(s, {}, CostParams{1e-6, 1e-9, 1e-10}, 1000);
   EXPECT_NEAR(r.max_finish, 1e-6 + 1e-6 + 1e-7, 1e-15);

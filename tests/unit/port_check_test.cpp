@@ -2,7 +2,7 @@
 // and sent in the same round (Sect. 4.2's P').
 #include <gtest/gtest.h>
 
-#include "schedule/builder.hpp"
+#include "test_schedules.hpp"
 #include "verify/port_check.hpp"
 
 namespace papcoll {

@@ -321,7 +321,7 @@ TEST(Sanitize, AnyInputGivesASaneDeterministicVector) {
         in.blocks = p;
         in.arrivals = a.relative;
         in.bytes = 4.0 * 1024 * 1024;
-        const VerifyResult v = verify_schedule(algo->generate(in));
+        const VerifyResult v = verify_schedule(generate_schedule(*algo, in));
         ASSERT_TRUE(v.ok) << algo->name << ": " << v.error;
       }
     }

@@ -22,7 +22,7 @@ std::vector<double> random_arrivals(std::mt19937_64& rng, int p, double tau) {
 }
 
 ::testing::AssertionResult verifies(const AlgorithmInfo& info, const GeneratorInput& in) {
-  const Schedule s = info.generate(in);
+  const Schedule s = generate_schedule(info, in);
   VerifyResult v = verify_schedule(s);
   if (v.ok && std::string(info.name) == "clairvoyant") v = verify_single_port(s);
   if (v.ok && (s.collective != Collective::reduce || s.root != (in.root < 0 ? 0 : in.root)))
@@ -40,7 +40,7 @@ TEST_P(ReduceGenerators, VerifyForEveryPWithRandomArrivals) {
   for (int p = 1; p <= 64; ++p) {
     GeneratorInput in;
     in.p = p;
-    in.blocks = info.default_blocks(p);
+    in.blocks = default_blocks_for(info, p);
     in.root = static_cast<int>(rng() % static_cast<uint64_t>(p));
     in.bytes = 4.0 * 1024 * 1024;
     ASSERT_TRUE(verifies(info, in));
@@ -89,7 +89,7 @@ TEST_P(ReduceGenerators, RootOutOfRangeIsRefused) {
   in.p = 4;
   in.blocks = 4;
   in.root = 4;
-  EXPECT_THROW(GetParam()->generate(in), std::invalid_argument);
+  EXPECT_THROW(generate_schedule(*GetParam(), in), std::invalid_argument);
 }
 
 std::string name_of(const ::testing::TestParamInfo<const AlgorithmInfo*>& i) {
@@ -118,12 +118,12 @@ TEST(ReduceBaselines, BinomialAndLinearRoundCounts) {
   in.p = 13;
   in.blocks = 1;
   in.root = 5;
-  int last = -1;
-  for (const RankSchedule& r : find_algorithm(Collective::reduce, "binomial")->generate(in).ranks)
+  int64_t last = -1;
+  for (const RankSchedule& r : generate_schedule(*find_algorithm(Collective::reduce, "binomial"), in).ranks)
     for (const Step& s : r.steps) last = std::max(last, s.round);
   EXPECT_EQ(last, 3);  // ceil(log2 13) rounds: 0..3
   last = -1;
-  for (const RankSchedule& r : find_algorithm(Collective::reduce, "linear")->generate(in).ranks)
+  for (const RankSchedule& r : generate_schedule(*find_algorithm(Collective::reduce, "linear"), in).ranks)
     for (const Step& s : r.steps) last = std::max(last, s.round);
   EXPECT_EQ(last, 11);  // p - 1 messages into the root, one per round
 }

@@ -22,6 +22,7 @@
 #include "schedule/sg_partition.hpp"
 #include "verify/cost_model.hpp"
 #include "verify/verifier.hpp"
+#include "test_schedules.hpp"
 
 namespace papcoll {
 namespace {
@@ -83,13 +84,12 @@ GeneratorInput random_input(std::mt19937_64& rng, int p) {
     return failure() << "wrong header";
   std::vector<int> messages(static_cast<size_t>(in.p), 0), delivered(static_cast<size_t>(in.p), 0);
   for (const RankSchedule& r : s.ranks)
-    for (const Step& st : r.steps)
-      for (const Op& op : st.ops) {
+    for (const Op& op : r.ops) {
         const bool into_tree_edge = c == Collective::scatterv ? op.kind == OpKind::recv
                                                               : op.kind == OpKind::send;
         if (into_tree_edge) ++messages[r.rank];
         if (op.kind != OpKind::recv) continue;
-        for (int b : op.blocks)
+        for (int b : op.blocks.ids())
           if ((c == Collective::scatterv && b == r.rank) ||
               (c == Collective::gatherv && r.rank == root))
             ++delivered[b];
@@ -145,7 +145,7 @@ TEST(ScatterGatherTrees, SameInputSameScheduleAndRegistryRows) {
         ASSERT_NE(info, nullptr) << sg_tree_name(k);
         EXPECT_FALSE(info->uses_arrivals);
         std::ostringstream a, b;
-        write_schedule_json(a, info->generate(in));
+        write_schedule_json(a, generate_schedule(*info, in));
         write_schedule_json(b, sg_schedule(c, k, in));
         EXPECT_EQ(a.str(), b.str());
       }
@@ -167,8 +167,8 @@ TEST(ScatterGatherTrees, RegistryMarksExactlyTheTreesThatReadTheModel) {
         a.link_model = random_model(rng, 17);
         b.link_model = random_model(rng, 17);
         std::ostringstream ja, jb;
-        write_schedule_json(ja, info->generate(a));
-        write_schedule_json(jb, info->generate(b));
+        write_schedule_json(ja, generate_schedule(*info, a));
+        write_schedule_json(jb, generate_schedule(*info, b));
         differs = ja.str() != jb.str();
       }
       EXPECT_EQ(differs, info->uses_link_model) << sg_tree_name(k);
@@ -216,7 +216,7 @@ TEST(ScatterGatherAuto, NeverPredictedSlowerThanAnyTree) {
         const SgChoice choice = choose_sg_tree(c, in);
         ASSERT_NE(choice.algorithm, nullptr);
         EXPECT_EQ(choice.algorithm->name, std::string(sg_tree_name(choice.kind)));
-        const double chosen = cost_of(choice.algorithm->generate(in), in);
+        const double chosen = cost_of(generate_schedule(*choice.algorithm, in), in);
         EXPECT_EQ(chosen, choice.predicted);
         for (SgTreeKind k : kSgTreeKinds)
           EXPECT_LE(chosen, cost_of(sg_schedule(c, k, in), in))
@@ -245,10 +245,10 @@ TEST(ScatterGatherShapes, BinomialTreesTakeCeilLog2PRounds) {
            {BinomialMapping::rank_order, BinomialMapping::min_first, BinomialMapping::max_first}) {
         const SgTree t = binomial_sg_tree(problem, m);
         EXPECT_EQ(tree_depth(t), height) << p;
-        int rounds = 0;
+        int64_t rounds = 0;
         for (const RankSchedule& r : tree_schedule(t, problem, "x").ranks)
           for (const Step& st : r.steps) rounds = std::max(rounds, st.round + 1);
-        EXPECT_EQ(rounds, binomial::depth(p)) << p;
+        EXPECT_EQ(rounds, int64_t{binomial::depth(p)}) << p;
       }
     }
     // Rank order: virtual rank v is rank (v + root) mod p, with parent v - lowbit(v); the root
@@ -386,12 +386,12 @@ TEST(ScatterGatherShapes, GatherIsTheScatterTreeReversed) {
       std::map<int, std::set<Transfer>> scatter, gather;
       for (const RankSchedule& r : sg_schedule(Collective::scatterv, k, in).ranks)
         for (const Step& st : r.steps)
-          for (const Op& op : st.ops)
-            if (op.kind == OpKind::send) scatter[st.round].insert({r.rank, op.peer, op.blocks});
+          for (const Op& op : r.ops_of(st))
+            if (op.kind == OpKind::send) scatter[st.round].insert({r.rank, op.peer, op.blocks.ids()});
       for (const RankSchedule& r : sg_schedule(Collective::gatherv, k, in).ranks)
         for (const Step& st : r.steps)
-          for (const Op& op : st.ops)
-            if (op.kind == OpKind::send) gather[st.round].insert({op.peer, r.rank, op.blocks});
+          for (const Op& op : r.ops_of(st))
+            if (op.kind == OpKind::send) gather[st.round].insert({op.peer, r.rank, op.blocks.ids()});
       const int last = scatter.empty() ? 0 : scatter.rbegin()->first;
       std::map<int, std::set<Transfer>> reversed;
       for (const auto& [round, set] : gather) reversed[last - round] = set;
@@ -426,7 +426,7 @@ TEST(ScatterGatherCost, UniformBlocksAndNoLinksGiveTheClassicCost) {
     GeneratorInput in;
     in.p = 7;
     in.blocks = 7;
-    const Schedule s = find_algorithm(Collective::allreduce, name)->generate(in);
+    const Schedule s = generate_schedule(*find_algorithm(Collective::allreduce, name), in);
     const int64_t bytes = 7000;
     std::vector<double> block_bytes;
     for (int b = 0; b < s.blocks; ++b)
@@ -453,10 +453,8 @@ TEST(ScatterGatherVerifier, NeedsOneBlockPerRank) {
   EXPECT_NE(v.error.find("one block per rank"), std::string::npos) << v.error;
   // A rank left out of a scatter is caught.
   Schedule missing = sg_schedule(Collective::scatterv, SgTreeKind::linear, in);
-  for (RankSchedule& r : missing.ranks) r.steps.erase(
-      std::remove_if(r.steps.begin(), r.steps.end(),
-                     [&](const Step& st) { return st.ops[0].peer == 3 || r.rank == 3; }),
-      r.steps.end());
+  for (RankSchedule& r : missing.ranks)
+    r = without_ops(r, [&](const Step&, const Op& op) { return op.peer == 3 || r.rank == 3; });
   EXPECT_FALSE(verify_schedule(missing).ok);
 }
 

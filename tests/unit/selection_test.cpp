@@ -52,8 +52,7 @@ TEST(AutoSelection, NativeForBalancedAndSlightlyImbalancedPatterns) {
                                prepare),
               nullptr);
     // A spread below one whole-buffer message (alpha + beta * 4 MiB = 4.2 ms): imbalance < 1.
-    const AutoVerdict v = choose_for_arrivals(Collective::allreduce, {"prr", "slt"},
-                                              {"ring", "rabenseifner", "recursive-doubling"},
+    const AutoVerdict v = choose_for_arrivals(Collective::allreduce,
                                               input(p, kFourMiB, one_late(p, 0.003)), prepare,
                                               kAutoMinGainAllreduce);
     EXPECT_LT(v.imbalance, kAutoMinImbalance);
@@ -66,8 +65,7 @@ TEST(AutoSelection, ImbalanceAwareForOneLateRank) {
   EXPECT_EQ(choose_allreduce(1 << 20, true, input(3, kFourMiB, one_late(3, 0.02)), prepare),
             nullptr);
   for (int p : {4, 8}) {
-    const AutoVerdict v = choose_for_arrivals(Collective::allreduce, {"prr", "slt"},
-                                              {"ring", "rabenseifner", "recursive-doubling"},
+    const AutoVerdict v = choose_for_arrivals(Collective::allreduce,
                                               input(p, kFourMiB, one_late(p, 0.02)), prepare,
                                               kAutoMinGainAllreduce);
     ASSERT_NE(v.algo, nullptr) << "p=" << p << " native " << v.native_elapsed << " aware "
@@ -80,16 +78,12 @@ TEST(AutoSelection, ImbalanceAwareForOneLateRank) {
     // case (only the root waits), but by less than the 35 % of the balanced time by which Open
     // MPI's MPI_Reduce beats papcoll's trees: MPI_Reduce. Without the margin: Clairvoyant.
     const GeneratorInput rin = input(p, kFourMiB, one_late(p, 0.02), 0);
-    const AutoVerdict r = choose_for_arrivals(Collective::reduce, {"clairvoyant"},
-                                              {"binomial", "rabenseifner", "radix-k"}, rin,
-                                              prepare, 0.0);
+    const AutoVerdict r = choose_for_arrivals(Collective::reduce, rin, prepare, 0.0);
     EXPECT_STREQ(name_of(r.algo), "clairvoyant")
         << "p=" << p << " native " << r.native_elapsed << " aware " << r.aware_elapsed
         << " balanced " << r.balanced_time;
     EXPECT_LE(r.native_elapsed, r.balanced_time + 0.02 / p + 1e-12);  // only the root waits
-    const AutoVerdict r2 = choose_for_arrivals(Collective::reduce, {"clairvoyant"},
-                                               {"binomial", "rabenseifner", "radix-k"}, rin,
-                                               prepare, kAutoMinGainReduce);
+    const AutoVerdict r2 = choose_for_arrivals(Collective::reduce, rin, prepare, kAutoMinGainReduce);
     EXPECT_EQ(r2.algo, nullptr);
   }
 }

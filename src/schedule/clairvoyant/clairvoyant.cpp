@@ -6,6 +6,8 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "schedule/arrival_key.hpp"
+#include "schedule/clairvoyant/clock.hpp"
 #include "schedule/reduce_generators.hpp"
 #include "schedule/registry.hpp"
 
@@ -44,6 +46,22 @@ Impl default_impl(const Instance&) {
   return Impl::segtree;
 }
 
+void emit_schedule(const Result& r, ScheduleSink& out) {
+  for (size_t k = 0; k < r.round_starts.size(); ++k) {
+    if (k > 0 && r.round_starts[k].round <= r.round_starts[k - 1].round)
+      throw std::logic_error("clairvoyant: transfers out of round order");
+    const size_t end = k + 1 < r.round_starts.size() ? r.round_starts[k + 1].first
+                                                     : r.transfers.size();
+    for (size_t i = r.round_starts[k].first; i < end; ++i) {
+      const Transfer& t = r.transfers[i];
+      if (!out.wants(t.from) && !out.wants(t.to)) continue;
+      const int seg = static_cast<int>(t.segment);
+      out.transfer(static_cast<int64_t>(k), t.from, t.to, BlockSet::range(seg, seg + 1),
+                   t.copy ? Combine::copy : Combine::reduce);
+    }
+  }
+}
+
 Schedule to_schedule(const Instance& in, const Result& r) {
   Schedule s;
   s.collective = Collective::reduce;
@@ -51,29 +69,9 @@ Schedule to_schedule(const Instance& in, const Result& r) {
   s.p = in.p;
   s.root = in.root;
   s.blocks = in.segments;
-  s.ranks.resize(static_cast<size_t>(in.p));
-  for (int q = 0; q < in.p; ++q) s.ranks[q].rank = q;
-  // Rounds come in ascending order, so each rank's steps are appended in order.
-  int compact = -1;
-  auto step_of = [&](int rank) -> Step& {
-    std::vector<Step>& steps = s.ranks[rank].steps;
-    if (steps.empty() || steps.back().round != compact) steps.push_back(Step{compact, {}});
-    return steps.back();
-  };
-  for (size_t k = 0; k < r.round_starts.size(); ++k) {
-    if (k > 0 && r.round_starts[k].round <= r.round_starts[k - 1].round)
-      throw std::logic_error("clairvoyant: transfers out of round order");
-    ++compact;
-    const size_t end = k + 1 < r.round_starts.size() ? r.round_starts[k + 1].first
-                                                     : r.transfers.size();
-    for (size_t i = r.round_starts[k].first; i < end; ++i) {
-      const Transfer& t = r.transfers[i];
-      const int seg = static_cast<int>(t.segment);
-      step_of(t.from).ops.push_back(Op{OpKind::send, t.to, {seg}, Combine::none});
-      step_of(t.to).ops.push_back(
-          Op{OpKind::recv, t.from, {seg}, t.copy ? Combine::copy : Combine::reduce});
-    }
-  }
+  ScheduleSink sink(in.p, 0, in.p);
+  emit_schedule(r, sink);
+  s.ranks = std::move(sink).take();
   return s;
 }
 
@@ -95,19 +93,58 @@ Instance instance_of(const GeneratorInput& in) {
   return c;
 }
 
-Schedule generate(const GeneratorInput& in) {
+void generate(const GeneratorInput& in, ScheduleSink& out) {
   const Instance c = instance_of(in);
   Impl impl = default_impl(c);
   if (!in.impl.empty() && !parse_impl(in.impl, &impl))
     throw std::invalid_argument("clairvoyant: unknown implementation '" + in.impl +
                                 "' (linear, pairing, segtree)");
-  return to_schedule(c, run(impl, c));
+  emit_schedule(run(impl, c), out);
+}
+
+std::string arrival_key(const GeneratorInput& in) {
+  const Clock clk = make_clock(instance_of(in));
+  std::string key;
+  append_key(key, clk.k0);
+  append_key(key, clk.f);
+  return key;
 }
 
 }  // namespace papcoll::clairvoyant
 
 namespace papcoll {
 
-Schedule clairvoyant_reduce_schedule(const GeneratorInput& in) { return clairvoyant::generate(in); }
+void clairvoyant_reduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
+  clairvoyant::generate(in, out);
+}
+
+std::string clairvoyant_arrival_key(const GeneratorInput& in) {
+  return clairvoyant::arrival_key(in);
+}
+
+// The simulation itself is the estimate: round R of the greedy algorithm is [R d, (R + 1) d) after
+// the earliest arrival (clock.hpp), so a process finishes one round after its last transfer. It
+// costs as much as generating the schedule, which is why the API keeps this estimate with the
+// schedule in the communicator's cache (schedule_cache.hpp).
+double clairvoyant_reduce_predict(const GeneratorInput& in) {
+  const clairvoyant::Instance c = clairvoyant::instance_of(in);
+  const clairvoyant::Result r = clairvoyant::run(clairvoyant::default_impl(c), c);
+  std::vector<double> a = c.arrivals;
+  if (static_cast<int>(a.size()) != c.p) a.assign(static_cast<size_t>(c.p), 0.0);
+  const double first = *std::min_element(a.begin(), a.end());
+  std::vector<int64_t> last(static_cast<size_t>(c.p), -1);
+  for (size_t k = 0; k < r.round_starts.size(); ++k) {
+    const size_t end = k + 1 < r.round_starts.size() ? r.round_starts[k + 1].first
+                                                     : r.transfers.size();
+    for (size_t i = r.round_starts[k].first; i < end; ++i) {
+      last[r.transfers[i].from] = r.round_starts[k].round;
+      last[r.transfers[i].to] = r.round_starts[k].round;
+    }
+  }
+  double sum = 0;
+  for (int x = 0; x < c.p; ++x)
+    sum += last[x] < 0 ? 0 : first + static_cast<double>(last[x] + 1) * c.round_time - a[x];
+  return sum / c.p;
+}
 
 }  // namespace papcoll

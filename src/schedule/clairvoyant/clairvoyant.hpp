@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "schedule/schedule.hpp"
+#include "schedule/schedule_sink.hpp"
 
 namespace papcoll {
 
@@ -104,14 +105,20 @@ Result run(Impl impl, const Instance& in);
 // The implementation used when none is asked for: the fastest for the instance (docs/algorithms.md).
 Impl default_impl(const Instance& in);
 
-// The transfers as a papcoll reduce schedule (one block per segment). Rounds are renumbered
-// 0, 1, 2, ... over the rounds that hold a transfer, keeping their order.
+// The transfers as the steps of a papcoll reduce schedule (one block per segment), for the ranks
+// `out` asks for. Rounds are renumbered 0, 1, 2, ... over the rounds that hold a transfer, keeping
+// their order.
+void emit_schedule(const Result& r, ScheduleSink& out);
+// The whole schedule.
 Schedule to_schedule(const Instance& in, const Result& r);
 
 // Registry entry: Instance from GeneratorInput (d = in.round_time, or block_round_time(in) when
 // that is not positive; root -1 means 0), implementation from in.impl (empty: default_impl).
-Schedule generate(const GeneratorInput& in);
+void generate(const GeneratorInput& in, ScheduleSink& out);
 Instance instance_of(const GeneratorInput& in);
+// The arrivals as the simulation reads them: each process's whole rounds k0 and the rank of its
+// fractional time (clock.hpp), as bytes.
+std::string arrival_key(const GeneratorInput& in);
 
 }  // namespace clairvoyant
 }  // namespace papcoll

@@ -37,6 +37,14 @@ Clock make_clock(const Instance& in) {
     c.k0[i] = std::llround(n);
     c.f[i] = f;
   }
+  // Every decision compares fractional times, never adds them: replacing each by its rank among
+  // them (equal times, equal ranks) changes no decision and makes the run a function of (k0, the
+  // ranks) alone, the schedule cache's key (clairvoyant_arrival_key).
+  std::vector<double> sorted = c.f;
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  for (double& f : c.f)
+    f = static_cast<double>(std::lower_bound(sorted.begin(), sorted.end(), f) - sorted.begin());
   return c;
 }
 

@@ -16,7 +16,9 @@ namespace papcoll::clairvoyant {
 
 struct Clock {
   std::vector<int64_t> k0;  // arrival round index of each process
-  std::vector<double> f;    // fractional arrival time, in [0, d)
+  // The rank of each process's fractional arrival time (in [0, d)) among all of them, equal times
+  // sharing a rank: only their order matters (make_clock).
+  std::vector<double> f;
 
   // Availability (k, f[a]) of process a strictly before (k2, f[b]) of b, ties broken by rank:
   // the order of G and of the queues (Sect. 4.4: deterministic, no random tie breaking).

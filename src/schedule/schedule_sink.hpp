@@ -1,0 +1,63 @@
+// Where generators write. A generator describes its algorithm rank by rank: for every rank the sink
+// asks for (first_rank() .. last_rank() - 1) it emits that rank's sends and receives, each in a
+// round. A call builds only its own rank, so a generator must compute a rank's ops without
+// enumerating the other ranks' (docs/algorithms.md, "Per-rank generation"); the whole schedule
+// (verifier, cost model, papcoll-sched, tests) asks for every rank. Nothing checks here that a send
+// has its receive: each rank derives both sides from its own arithmetic, and the verifier
+// (verify/verifier.hpp) pairs them up.
+//
+// Generators that are one global computation (Clairvoyant's greedy simulation, the scatter/gather
+// trees) may emit whole transfers instead: transfer() keeps the ends that belong to wanted ranks.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "schedule/schedule.hpp"
+
+namespace papcoll {
+
+class ScheduleSink {
+ public:
+  // Collects ranks [first, last) of a p-rank schedule.
+  ScheduleSink(int p, int first, int last);
+
+  int p() const { return p_; }
+  int first_rank() const { return first_; }
+  int last_rank() const { return last_; }
+  bool wants(int r) const { return r >= first_ && r < last_; }
+
+  // One end of a message at `rank` (which must be wanted). An empty block set adds nothing.
+  // Ops may come in any round order; ops of one round keep the order they came in.
+  void send(int rank, int64_t round, int to, BlockSet blocks);
+  void recv(int rank, int64_t round, int from, BlockSet blocks, Combine combine);
+  // Both ends of a message, each kept when its rank is wanted.
+  void transfer(int64_t round, int from, int to, const BlockSet& blocks, Combine combine);
+
+  // A hint: about `ops` ops will come for `rank` (saves regrowing its arrays).
+  void reserve(int rank, size_t ops);
+
+  // The wanted ranks' schedules in rank order, steps in ascending rounds.
+  std::vector<RankSchedule> take() &&;
+
+ private:
+  // Ops arriving in round order go straight into the rank's schedule; once one comes out of order
+  // the rank keeps every op's round and is sorted (stably) at the end.
+  struct RankOps {
+    RankSchedule rs;
+    bool ordered = true;
+    std::vector<int64_t> rounds;  // per op, once !ordered
+  };
+  void add(int rank, int64_t round, Op op);
+  void add_unordered(RankOps& r, int64_t round, Op op);
+
+  int p_, first_, last_;
+  std::vector<RankOps> ranks_;
+};
+
+// Block ids of chunk j when B blocks are dealt to `parts` consecutive chunks as evenly as possible
+// (chunk j gets blocks [j*B/parts, (j+1)*B/parts)); empty when B < parts for some j.
+BlockSet chunk_blocks(int blocks, int parts, int j);
+
+}  // namespace papcoll

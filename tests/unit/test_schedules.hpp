@@ -1,0 +1,68 @@
+// Hand-made schedules for the tests: a whole schedule from a list of transfers, and a rank's
+// schedule with some ops removed (to check that consumers catch broken schedules).
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "schedule/schedule.hpp"
+#include "schedule/schedule_sink.hpp"
+
+namespace papcoll {
+
+class ScheduleBuilder {
+ public:
+  ScheduleBuilder(Collective c, std::string algorithm, int p, int blocks, int root = -1)
+      : sink_(p, 0, p) {
+    s_.collective = c;
+    s_.algorithm = std::move(algorithm);
+    s_.p = p;
+    s_.blocks = blocks;
+    s_.root = root;
+  }
+  void transfer(int64_t round, int from, int to, BlockSet blocks, Combine combine) {
+    sink_.transfer(round, from, to, blocks, combine);
+  }
+  Schedule build() && {
+    s_.ranks = std::move(sink_).take();
+    return std::move(s_);
+  }
+
+ private:
+  Schedule s_;
+  ScheduleSink sink_;
+};
+
+// rs without the ops `drop` accepts (a step left without ops disappears).
+template <typename Drop>
+RankSchedule without_ops(const RankSchedule& rs, Drop drop) {
+  RankSchedule out;
+  out.rank = rs.rank;
+  for (const Step& st : rs.steps)
+    for (const Op& op : rs.ops_of(st))
+      if (!drop(st, op)) out.add(st.round, op);
+  return out;
+}
+
+}  // namespace papcoll
+
+namespace papcoll {
+
+// The schedule with each step's ops in a canonical order (receives first, then by peer; ops with
+// the same kind and peer keep their order, which matters for matching): the order of a step's
+// ops to different peers has no meaning to any consumer.
+inline Schedule canonical(Schedule s) {
+  for (RankSchedule& rs : s.ranks) {
+    for (const Step& st : rs.steps) {
+      auto first = rs.ops.begin() + st.first_op;
+      std::stable_sort(first, first + st.op_count, [](const Op& a, const Op& b) {
+        if (a.kind != b.kind) return a.kind == OpKind::recv;
+        return a.peer < b.peer;
+      });
+    }
+  }
+  return s;
+}
+
+}  // namespace papcoll

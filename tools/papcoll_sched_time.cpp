@@ -1,0 +1,166 @@
+#include "papcoll_sched_time.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <malloc.h>
+#include <new>
+#include <sstream>
+
+#include "schedule/schedule_cache.hpp"
+
+namespace papcoll::sched_time {
+namespace {
+
+std::atomic<bool> g_counting{false};
+std::atomic<long long> g_bytes{0}, g_allocations{0}, g_live{0}, g_peak{0};
+
+void* counted_alloc(std::size_t n) {
+  void* p = std::malloc(n == 0 ? 1 : n);
+  if (p == nullptr) throw std::bad_alloc();
+  if (g_counting.load(std::memory_order_relaxed)) {
+    const long long size = static_cast<long long>(malloc_usable_size(p));
+    g_bytes += size;
+    ++g_allocations;
+    const long long live = g_live += size;
+    long long peak = g_peak.load();
+    while (live > peak && !g_peak.compare_exchange_weak(peak, live)) {
+    }
+  }
+  return p;
+}
+
+void counted_free(void* p) {
+  if (p == nullptr) return;
+  if (g_counting.load(std::memory_order_relaxed))
+    g_live -= static_cast<long long>(malloc_usable_size(p));
+  std::free(p);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+struct RankFigures {
+  int rank = 0;
+  double first_us = 0, repeat_us = 0;
+  long long bytes = 0, allocations = 0, peak = 0;
+  size_t steps = 0, ops = 0;
+  long long schedule_bytes = 0;
+};
+
+RankFigures time_rank(const AlgorithmInfo& algo, const GeneratorInput& in, int rank, int calls) {
+  RankFigures f;
+  f.rank = rank;
+  std::vector<double> first, repeat;
+  for (int i = 0; i < calls; ++i) {
+    const bool count = i == 0;
+    if (count) AllocationCounter::start();
+    const auto t0 = std::chrono::steady_clock::now();
+    RankSchedule rs = generate_rank(algo, in, rank);
+    first.push_back(seconds_since(t0) * 1e6);
+    if (count) {
+      AllocationCounter::stop();
+      f.bytes = AllocationCounter::bytes();
+      f.allocations = AllocationCounter::allocations();
+      f.peak = AllocationCounter::peak();
+      f.steps = rs.steps.size();
+      f.ops = rs.ops.size();
+      f.schedule_bytes = rs.bytes();
+    }
+  }
+  // A repeated call: the key of the call's input and the cache lookup that finds it.
+  ScheduleCache cache;
+  cache.insert(schedule_key(algo.collective, &algo, in),
+               {std::make_shared<const RankSchedule>(generate_rank(algo, in, rank)), nullptr,
+                nullptr});
+  for (int i = 0; i < calls; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const ScheduleCache::Entry* hit = cache.find(schedule_key(algo.collective, &algo, in));
+    repeat.push_back(seconds_since(t0) * 1e6);
+    if (hit == nullptr) std::abort();
+  }
+  f.first_us = median(first);
+  f.repeat_us = median(repeat);
+  return f;
+}
+
+}  // namespace
+
+void AllocationCounter::start() {
+  g_bytes = 0;
+  g_allocations = 0;
+  g_live = 0;
+  g_peak = 0;
+  g_counting = true;
+}
+void AllocationCounter::stop() { g_counting = false; }
+long long AllocationCounter::bytes() { return g_bytes; }
+long long AllocationCounter::allocations() { return g_allocations; }
+long long AllocationCounter::peak() { return g_peak; }
+
+int run(const AlgorithmInfo& algo, const GeneratorInput& in, const Options& opt) {
+  std::vector<RankFigures> all;
+  for (int r : opt.ranks) all.push_back(time_rank(algo, in, r, opt.calls));
+  // Several ranks: the slowest first call is the figure (every rank must have its schedule).
+  const RankFigures& worst = *std::max_element(
+      all.begin(), all.end(),
+      [](const RankFigures& a, const RankFigures& b) { return a.first_us < b.first_us; });
+  RankFigures m = worst;
+  for (const RankFigures& f : all) {
+    m.repeat_us = std::max(m.repeat_us, f.repeat_us);
+    m.bytes = std::max(m.bytes, f.bytes);
+    m.peak = std::max(m.peak, f.peak);
+    m.steps = std::max(m.steps, f.steps);
+  }
+  const char* ranks = all.size() > 1 ? "all" : nullptr;
+  std::ostringstream o;
+  if (opt.json) {
+    o << "{\"format\":\"papcoll-sched-time/1\",\"collective\":\"" << collective_name(algo.collective)
+      << "\",\"algorithm\":\"" << algo.name << "\",\"p\":" << in.p << ",\"blocks\":" << in.blocks
+      << ",\"pattern\":\"" << opt.pattern << "\",\"rank\":";
+    if (ranks) o << "\"all\",\"slowest_rank\":" << worst.rank;
+    else o << worst.rank;
+    o << ",\"calls\":" << opt.calls << ",\"first_call_us\":" << m.first_us
+      << ",\"repeated_call_us\":" << m.repeat_us << ",\"allocated_bytes\":" << m.bytes
+      << ",\"allocations\":" << m.allocations << ",\"peak_bytes\":" << m.peak
+      << ",\"steps\":" << m.steps << ",\"ops\":" << m.ops
+      << ",\"schedule_bytes\":" << m.schedule_bytes << "}\n";
+  } else {
+    o << "time " << collective_name(algo.collective) << ' ' << algo.name << ": p=" << in.p
+      << " blocks=" << in.blocks << " pattern=" << opt.pattern << " rank="
+      << (ranks ? "all (slowest: " + std::to_string(worst.rank) + ")" : std::to_string(worst.rank))
+      << " calls=" << opt.calls << '\n';
+    char line[256];
+    std::snprintf(line, sizeof line, "first call    %12.2f us (median; the rank's part generated alone)\n",
+                  m.first_us);
+    o << line;
+    std::snprintf(line, sizeof line, "repeated call %12.2f us (median; key and cache lookup)\n",
+                  m.repeat_us);
+    o << line;
+    o << "allocated     " << m.bytes << " bytes in " << m.allocations << " allocations (peak "
+      << m.peak << " bytes live)\n";
+    o << "schedule      " << m.steps << " steps, " << m.ops << " ops, " << m.schedule_bytes
+      << " bytes\n";
+  }
+  std::cout << o.str();
+  return 0;
+}
+
+}  // namespace papcoll::sched_time
+
+// Every allocation of papcoll-sched goes through the counter (cheap when not counting).
+void* operator new(std::size_t n) { return papcoll::sched_time::counted_alloc(n); }
+void* operator new[](std::size_t n) { return papcoll::sched_time::counted_alloc(n); }
+void operator delete(void* p) noexcept { papcoll::sched_time::counted_free(p); }
+void operator delete[](void* p) noexcept { papcoll::sched_time::counted_free(p); }
+void operator delete(void* p, std::size_t) noexcept { papcoll::sched_time::counted_free(p); }
+void operator delete[](void* p, std::size_t) noexcept { papcoll::sched_time::counted_free(p); }
