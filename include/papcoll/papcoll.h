@@ -42,7 +42,9 @@ enum papcoll_error {
 };
 
 /* A progress monitor (docs/prediction.md): predicts the arrival pattern of the collectives that
- * name it in their options. Opaque; created and freed collectively over a communicator. */
+ * name it in their options. Opaque; created and freed collectively over a communicator. A handle
+ * is a key into papcoll's table of live monitors, never dereferenced: a freed (stale) handle or
+ * one that never was a handle gives PAPCOLL_ERR_ARG from every function that takes it. */
 typedef struct papcoll_monitor_s *papcoll_monitor;
 
 /* Options of one collective call. Initialise with papcoll_options_init(); a NULL options pointer
@@ -235,7 +237,12 @@ int papcoll_monitor_edge(papcoll_monitor mon, double fraction);
 int papcoll_monitor_pattern(papcoll_monitor mon, double *pattern, int count, int *source);
 /* Collective over the monitor's communicator: completes the exchanges in flight, stops the thread,
  * frees the monitor's duplicate communicators and sets *mon to NULL. A monitor still alive at
- * MPI_Finalize is shut down there (the handle must then only be freed). */
+ * MPI_Finalize is shut down there (the handle must then only be freed).
+ * Threads: from the moment the free starts, every other use of the handle on this process returns
+ * PAPCOLL_ERR_ARG ("the monitor was freed"); calls already using it (a collective naming it in its
+ * options, a papcoll_monitor_* call) finish normally first, and the free waits for them. Like any
+ * collective, the free must come in the same order relative to the monitor's collectives on every
+ * rank. */
 int papcoll_monitor_free(papcoll_monitor *mon);
 /* TESTING ONLY: the next edge() on this rank contributes `remaining` seconds (any value: NaN,
  * infinities, negative, huge) instead of its own estimate. */

@@ -63,8 +63,9 @@ int CollectiveCall::check_options(const papcoll_options* user_opt) {
     if (given > 0) *dst = given;
   }
   if (opt_.monitor != nullptr) {
-    monitor_ = prediction::monitor_from_handle(opt_.monitor);
-    if (monitor_ == nullptr) return arg_error("options->monitor is not a monitor (freed?)");
+    std::string why;
+    monitor_ = prediction::monitor_from_handle(opt_.monitor, &why);
+    if (monitor_ == nullptr) return arg_error("options->monitor: " + why);
   }
   if (!resolve_algorithm(collective_, opt_.algorithm, &sel_))
     return fail(PAPCOLL_ERR_ALGORITHM, std::string(who_) + ": unknown algorithm '" +

@@ -112,7 +112,7 @@ class CollectiveCall {
   papcoll_options opt_{};
   CostParams cost_;
   Selection sel_;
-  prediction::Monitor* monitor_ = nullptr;
+  prediction::MonitorLease monitor_;  // held until the call returns (papcoll_monitor_free waits)
   bool in_monitor_call_ = false;
   prediction::CallPattern predicted_;
   int p_ = 1;

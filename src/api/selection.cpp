@@ -111,15 +111,6 @@ const AlgorithmInfo* choose_allgatherv(const GeneratorInput&, bool shared_window
   return find_algorithm(Collective::allgatherv, shared_window ? "linear" : "circulant");
 }
 
-const AlgorithmInfo* choose_reduce(bool commutative, const GeneratorInput& base,
-                                   const PrepareInput& prepare) {
-  if (!commutative) return nullptr;
-  return choose_for_arrivals(Collective::reduce, {"clairvoyant"},
-                             {"binomial", "rabenseifner", "radix-k"}, base, prepare,
-                             kAutoMinGainReduce)
-      .algo;
-}
-
 AutoChoice choose_auto(Collective c, const AutoRequest& r) {
   AutoChoice choice;
   switch (c) {
@@ -130,16 +121,10 @@ AutoChoice choose_auto(Collective c, const AutoRequest& r) {
       choice.algo = choose_reduce(r.commutative, r.base, r.prepare);
       break;
     case Collective::bcast:
-      // The circulant broadcast (Traff 2023, Algorithm 1) with the block count of the cost model
-      // (registry.cpp, pipeline_blocks): under the Hockney model never slower than the binomial
-      // tree, its own n = 1 case.
-      choice.algo = find_algorithm(Collective::bcast, "circulant");
+      choice.algo = choose_bcast(r.base);
       break;
     case Collective::allgatherv:
-      // On one node the shared-memory transport reads every portion from its origin directly, so
-      // the linear schedule moves the fewest bytes (executor/shared_transport.hpp); elsewhere
-      // the circulant all-to-all broadcast.
-      choice.algo = find_algorithm(Collective::allgatherv, r.shared_memory ? "linear" : "circulant");
+      choice.algo = choose_allgatherv(r.base, r.shared_memory);
       break;
     case Collective::scatterv:
     case Collective::gatherv:

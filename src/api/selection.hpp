@@ -91,15 +91,8 @@ const AlgorithmInfo* choose_bcast(const GeneratorInput& base);
 // broadcast.
 const AlgorithmInfo* choose_allgatherv(const GeneratorInput& base, bool shared_window);
 
-// "auto" for reduce (docs/algorithms.md, "Reduce: auto"): MPI_Reduce for a non-commutative op
-// (every schedule reorders the reduction); else choose_for_arrivals: MPI_Reduce unless the
-// predicted imbalance makes Clairvoyant (early ranks reduce among themselves while the late ones
-// compute) pay off against the balanced trees under the cost model.
-const AlgorithmInfo* choose_reduce(bool commutative, const GeneratorInput& base,
-                                   const PrepareInput& prepare);
-
 // The one seam through which every collective's "auto" is resolved (api/collective_driver.hpp
-// calls it; the per-collective rules above stay as they are). Everything in the request is agreed
+// calls it; it applies the per-collective rules above). Everything in the request is agreed
 // on by every rank, so every rank takes the same decision.
 struct AutoRequest {
   int64_t units = 0;         // the data in the call's agreed units (datatype_layout.hpp DataView)
