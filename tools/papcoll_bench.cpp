@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -83,6 +84,28 @@ class OpCase {
   virtual bool check() const = 0;
 };
 
+// The cases' buffers come from malloc, not operator new: under SimGrid SMPI (compiled with
+// smpicxx, whose helpers header turns malloc into SMPI's) an allocation above
+// --cfg=smpi/auto-shared-malloc-thresh is then folded onto memory shared by every simulated rank,
+// which is what lets 1M-float runs fit at 512 and 1024 ranks (docs/smpi.md, "Scale").
+template <class T>
+struct MallocAllocator {
+  using value_type = T;
+  MallocAllocator() = default;
+  template <class U>
+  MallocAllocator(const MallocAllocator<U>&) {}
+  T* allocate(std::size_t n) {
+    void* p = malloc(n * sizeof(T) > 0 ? n * sizeof(T) : 1);
+    if (p == nullptr) throw std::bad_alloc();
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, std::size_t) { free(p); }
+  template <class U>
+  bool operator==(const MallocAllocator<U>&) const { return true; }
+};
+template <class T>
+using Buffer = std::vector<T, MallocAllocator<T>>;
+
 template <class T>
 MPI_Datatype mpi_type() {
   if constexpr (std::is_same_v<T, float>) return MPI_FLOAT;
@@ -150,7 +173,7 @@ class AllreduceCase final : public OpCase {
  private:
   CaseParams cp_;
   size_t n_;
-  std::vector<T> send_, recv_, ref_, abs_ref_;
+  Buffer<T> send_, recv_, ref_, abs_ref_;
 };
 
 // Reduce to rank 0 (MPI_SUM). Only the root has an output buffer: the others pass recvbuf = NULL,
@@ -219,17 +242,17 @@ class ReduceCase final : public OpCase {
 
  private:
   // The receive buffer of a call: the vector at the root, NULL elsewhere.
-  T* out(std::vector<T>& v) const { return root_ ? v.data() : nullptr; }
+  T* out(Buffer<T>& v) const { return root_ ? v.data() : nullptr; }
 
   CaseParams cp_;
   size_t n_;
   bool root_;
-  std::vector<T> send_, recv_, ref_, abs_send_, abs_ref_;
+  Buffer<T> send_, recv_, ref_, abs_send_, abs_ref_;
 };
 
 // Fresh random values (the data of every case): floats in [-1, 1), integers in [-1000, 1000].
 template <class T>
-void fill_random(std::vector<T>& v, std::uint64_t data_seed) {
+void fill_random(Buffer<T>& v, std::uint64_t data_seed) {
   Rng rng{data_seed};
   for (T& x : v) {
     if constexpr (std::is_floating_point_v<T>) x = static_cast<T>(2.0 * rng.uniform01() - 1.0);
@@ -238,7 +261,7 @@ void fill_random(std::vector<T>& v, std::uint64_t data_seed) {
 }
 
 template <class T>
-void poison(std::vector<T>& v) {
+void poison(Buffer<T>& v) {
   const T bad = std::numeric_limits<T>::has_quiet_NaN ? std::numeric_limits<T>::quiet_NaN()
                                                       : std::numeric_limits<T>::min();
   std::fill(v.begin(), v.end(), bad);
@@ -279,7 +302,7 @@ class BcastCase final : public OpCase {
  private:
   CaseParams cp_;
   bool root_;
-  std::vector<T> buf_, ref_;
+  Buffer<T> buf_, ref_;
 };
 
 // All-gatherv of --size elements in all, split by --shape (regular: equal portions, irregular:
@@ -338,7 +361,7 @@ class AllgathervCase final : public OpCase {
 
   CaseParams cp_;
   std::vector<int> counts_, displs_;
-  std::vector<T> send_, recv_, ref_;
+  Buffer<T> send_, recv_, ref_;
 };
 
 // Scatterv from rank 0 of --size elements in all, split by --counts-dist (proportional_counts of
@@ -383,7 +406,7 @@ class ScattervCase final : public OpCase {
   CaseParams cp_;
   bool root_;
   std::vector<int> counts_, displs_;
-  std::vector<T> send_, recv_, ref_;
+  Buffer<T> send_, recv_, ref_;
 };
 
 // Gatherv to rank 0 of --size elements in all, split by --counts-dist, packed in rank order; only
@@ -429,7 +452,7 @@ class GathervCase final : public OpCase {
   CaseParams cp_;
   bool root_;
   std::vector<int> counts_, displs_;
-  std::vector<T> send_, recv_, ref_;
+  Buffer<T> send_, recv_, ref_;
 };
 
 template <template <class> class Case>
