@@ -576,7 +576,8 @@ the network-only all-gatherv numbers are trusted."""
 # ------------------------------------------------------------------------- arrival-aware (#19)
 
 ARRIVAL_ORDER = ("auto", "arrival-aware", "circulant", "binomial", "ring", "bruck", "native",
-                 "native-arrival_pattern_aware", "native-arrival_pattern_aware_wait")
+                 "native-arrival_pattern_aware", "native-arrival_pattern_aware_wait",
+                 "native-arrival_scatter")
 
 
 def arrival_variants(rows):
@@ -603,8 +604,9 @@ def arrival_section(doc, png):
            "papcoll's arrival-aware schedules (docs/circulant.md, \"Arrival-aware broadcast and "
            "all-gatherv\") and `auto` against the circulant schedules, the baselines, SMPI's MPI "
            "library (`native`, Open MPI's selection) and SMPI's ports of Patarasuk and Yuan's "
-           "arrival-pattern-aware broadcasts (`native-arrival_pattern_aware`, `..._wait`: "
-           "`--cfg=smpi/bcast:NAME`; `arrival_scatter` crashes SimGrid 3.32). 1 Gbps Ethernet, "
+           "arrival-pattern-aware broadcasts (`native-arrival_pattern_aware`, `..._wait`, "
+           "`native-arrival_scatter`: `--cfg=smpi/bcast:NAME`; a run that failed is listed under "
+           "its table). 1 Gbps Ethernet, "
            "papcoll given the platform's Hockney parameters (`--alpha 22e-6 --beta 8e-9`), the "
            "arrivals as the oracle pattern, computation charged. P is the post-arrival time "
            "(docs/papcoll-bench.md): negative where ranks finish before the late one arrives.", ""]
@@ -623,6 +625,11 @@ def arrival_section(doc, png):
             walls = [r["wall_s"] for r in doc["runs"] if r["part"] == part]
             title += f"; {len(walls)} simulations of {min(walls):.0f} to {max(walls):.0f} s wall time"
         out += [f"### {title}", "", arrival_pair_table(rows, late), ""]
+        for run in doc["runs"]:
+            if run["part"] == part and run["rc"] != 0:
+                why = (run.get("error") or "").strip().splitlines()
+                out += [f"Failed (exit status {run['rc']}, no rows): `{run['command']}`"
+                        + (f": {why[-1][:200]}" if why else ""), ""]
     rows = rows_of(doc, "gige48-sweep")
     if rows:
         delays = sorted({r["max_delay_ms"] for r in rows})
