@@ -614,12 +614,13 @@ def arrival_section(doc, png):
               "rank 1 20 ms late"),
              ("gige48-allgatherv", "48 ranks, all-gatherv of 1M floats (regular, 87 KB each)",
               "rank 1 20 ms late"),
-             ("gige1024-bcast", "broadcast of 4K floats (16 KiB) from rank 0", "rank 1 5 ms late")]
+             ("gige1024-bcast", "broadcast of 4K floats (16 KiB) from rank 0", "rank 1 5 ms late"),
+             ("gige512-bcast", "broadcast of 4K floats (16 KiB) from rank 0", "rank 1 5 ms late")]
     for part, title, late in parts:
         rows = rows_of(doc, part)
         if not rows:
             continue
-        if part == "gige1024-bcast":
+        if part in ("gige1024-bcast", "gige512-bcast"):
             run = next(r for r in doc["runs"] if r["part"] == part)
             title = f"{run['np']} ranks ({run['platform']}), " + title
             walls = [r["wall_s"] for r in doc["runs"] if r["part"] == part]
