@@ -657,7 +657,18 @@ at 0.07 of it (the factor measured for the all-gatherv, docs/circulant.md), and 
 platforms the executor posts the root's unpaced sends all at once, so few large blocks share the
 root's link for the whole broadcast. At 4 MiB on gige-48 a 20 ms delay is less than one
 whole-buffer message (33.6 ms), so `auto` keeps the circulant broadcast there (balanced by the
-rule), while the arrival-aware one, named, takes about a third of its time."""
+rule), while the arrival-aware one, named, takes about a third of its time. On gige-512 (16
+KiB, rank 1 5 ms late; 512 rather than 1024 ranks, issue #19's fallback: on the loaded 2-core
+VM a 1024-rank simulation took well over 20 minutes) `auto` runs the arrival-aware broadcast,
+1.19 ms against 3.24 for the binomial tree, 5.72 for SMPI's `MPI_Bcast` and 200 for SMPI's
+`arrival_pattern_aware`; balanced it keeps the circulant broadcast (3.48 ms, the circulant row
+3.44). Balanced, the circulant row is far from the best broadcast on these platforms: SMPI's
+`MPI_Bcast` takes 0.75 ms at 512 ranks and the arrival-aware row, which is the circulant schedule
+at the Hockney-optimal block count when nobody is late, 1.14 ms (the circulant row's 0.07 of
+the optimum rounds to one block, a binomial tree: 3.43 ms), and 45.7 against 161.8 ms at 4 MiB
+on 48 ranks; the circulant row's block count is worth revisiting for broadcasts. SMPI's
+Patarasuk-Yuan ports are slow in SimGrid 3.32 (0.2 to 0.8 s), and `arrival_scatter` crashes it at
+48 ranks; we did not look into why."""
 
 
 # ------------------------------------------------------------------------------- scatter/gather
