@@ -610,6 +610,7 @@ def arrival_section(doc, png):
            "papcoll given the platform's Hockney parameters (`--alpha 22e-6 --beta 8e-9`), the "
            "arrivals as the oracle pattern, computation charged. P is the post-arrival time "
            "(docs/papcoll-bench.md): negative where ranks finish before the late one arrives.", ""]
+    out += [f"Note: {n}" for n in doc.get("notes", [])] + ([""] if doc.get("notes") else [])
     parts = [("gige48-bcast", "48 ranks, broadcast of 1M floats (4 MiB) from rank 0",
               "rank 1 20 ms late"),
              ("gige48-allgatherv", "48 ranks, all-gatherv of 1M floats (regular, 87 KB each)",
