@@ -248,6 +248,19 @@ int papcoll_monitor_free(papcoll_monitor *mon);
  * infinities, negative, huge) instead of its own estimate. */
 int papcoll_monitor_test_inject(papcoll_monitor mon, double remaining);
 
+/* ---- Straggler report (docs/report-format.md) ----------------------------------------------
+ *
+ * With PAPCOLL_REPORT=FILE in the environment of every process, papcoll records every collective
+ * it runs (per communicator and call key: calls, algorithms and auto's reasons, time in the
+ * collective, each rank's entry time; no message on the call path) and writes FILE, a versioned
+ * JSON document naming each rank's lateness against the earliest rank, at MPI_Finalize (when a
+ * papcoll collective ran on a communicator of every process, or under libpapcoll-intercept).
+ * papcoll_report_write writes one on demand: collective over MPI_COMM_WORLD (one gather; call it
+ * on every process, with no collective running on another thread); `path` counts at world rank 0
+ * (NULL: the FILE of PAPCOLL_REPORT). PAPCOLL_ERR_ARG on every process when PAPCOLL_REPORT is not
+ * set or the file cannot be written. Read it with papcoll-report (docs/python.md). */
+int papcoll_report_write(const char *path);
+
 /* Static description of an error code. */
 const char *papcoll_error_string(int code);
 /* Message of the calling thread's last failed call ("" if none). */

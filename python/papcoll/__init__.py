@@ -24,7 +24,7 @@ from . import _buffers as _b
 
 __version__ = "0.1.0"
 __all__ = ["Error", "Monitor", "allreduce", "reduce", "bcast", "allgatherv", "scatterv", "gatherv",
-           "algorithms", "last_algorithm", "error_string"]
+           "algorithms", "last_algorithm", "error_string", "write_report"]
 
 SUCCESS = _capi.SUCCESS
 ERR_ARG = _capi.ERR_ARG
@@ -50,6 +50,14 @@ def last_algorithm():
     """The algorithm the calling thread's last collective ran ("native": the MPI library's; "":
     nothing to move or failed before choosing). Tells what "auto" picked."""
     return _lib.papcoll_last_algorithm().decode()
+
+
+def write_report(path=None):
+    """Writes the straggler report (docs/report-format.md) of everything recorded so far to
+    `path` (significant at world rank 0; None: the file PAPCOLL_REPORT names). Collective over
+    MPI.COMM_WORLD: call it on every process. Recording needs PAPCOLL_REPORT in the environment
+    (papcoll.Error otherwise); read the file with papcoll-report."""
+    _b.check(_lib.papcoll_report_write(None if path is None else str(path).encode()))
 
 
 def algorithms(collective):

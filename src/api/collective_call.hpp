@@ -91,6 +91,8 @@ class CollectiveCall {
   const papcoll_options& options() const { return opt_; }
   const CostParams& cost() const { return cost_; }
   const Selection& selection() const { return sel_; }
+  // The monitor's predicted pattern of this call (empty without a monitor or a prediction).
+  const prediction::CallPattern& predicted() const { return predicted_; }
   int p() const { return p_; }
   int rank() const { return rank_; }
   bool commutative() const { return commutative_; }

@@ -30,7 +30,9 @@
 
 #include "api/error.hpp"
 #include "intercept/intercept_config.hpp"
+#include "intercept/intercept_observe.hpp"
 #include "intercept/intercept_stats.hpp"
+#include "observe/comm_observer.hpp"
 #include "schedule/registry.hpp"
 #include "papcoll/papcoll.h"
 
@@ -122,6 +124,11 @@ struct CallInfo {
   // Bytes every rank passes alike (allreduce, reduce: count * size), deciding whether the call
   // gets the arrival history; -1: never.
   double agreed_bytes = -1;
+  // The report's key: what every rank passes alike (bcast's count * size too), -1 where it is
+  // not agreed (the v-collectives).
+  double agreed_bytes_or_own() const {
+    return agreed_bytes >= 0 ? agreed_bytes : op == Operation::bcast ? bytes : -1;
+  }
 };
 
 // The history monitor for an allreduce/reduce call, or nullptr. Every input of the decision
@@ -185,8 +192,12 @@ int dispatch(const CallInfo& info, RunPapcoll run_papcoll, RunNative run_native)
   const MPI_Comm comm = info.comm;
   const OperationChoice& choice = config()[op];
   const double t0 = PMPI_Wtime();
+  // Calls to the MPI library are observed for the report and the watchdog (intercept_observe.hpp).
+  auto native = [&] {
+    return observed_native(op, comm, info.agreed_bytes_or_own(), info.root, run_native);
+  };
   if (choice.native) {
-    const int rc = run_native();
+    const int rc = native();
     record_call(op, comm, "native", info.bytes, PMPI_Wtime() - t0);
     return rc;
   }
@@ -200,7 +211,7 @@ int dispatch(const CallInfo& info, RunPapcoll run_papcoll, RunNative run_native)
   if (sg && !config().model_file.empty() && reads_link_model(op, choice.algorithm)) {
     model_state = comm_state(comm);
     if (model_state != nullptr && model_state->model_unusable) {
-      const int rc = run_native();
+      const int rc = native();
       record_call(op, comm, "native", info.bytes, PMPI_Wtime() - t0,
                   "the link model failed on this communicator before");
       return rc;
@@ -221,7 +232,7 @@ int dispatch(const CallInfo& info, RunPapcoll run_papcoll, RunNative run_native)
       if (model_state != nullptr) model_state->model_unusable = true;
       warn_model_once(why.c_str());
     }
-    const int native_rc = run_native();
+    const int native_rc = native();
     record_call(op, comm, "native", info.bytes, PMPI_Wtime() - t0, why);
     return native_rc;
   }
@@ -327,6 +338,8 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
 
 int MPI_Finalize(void) {
   if (papcoll::intercept::config().verbose) papcoll::intercept::print_summary();
+  // Every process passes here: the report (PAPCOLL_REPORT) is gathered over MPI_COMM_WORLD.
+  papcoll::observe::finalize(true);
   return PMPI_Finalize();
 }
 
