@@ -23,6 +23,7 @@
 
 #include "observe/comm_observer.hpp"
 #include "observe/observe_config.hpp"
+#include "observe/watchdog.hpp"
 #include "prediction/monitor.hpp"
 
 namespace papcoll::observe {
@@ -96,6 +97,8 @@ class CallWatch {
   }
   void end() {
     if (obs_->board.is_open()) obs_->board.leave(seq_);
+    if (obs_->warned_seq.load(std::memory_order_relaxed) == seq_) [[unlikely]]
+      call_completed(*obs_, seq_);
     if (obs_->record != nullptr) record();
   }
   void attach_slow(MPI_Comm comm);

@@ -33,8 +33,10 @@ struct CommObserver {
   bool papcoll_context = false;   // a papcoll call opened its context (refusal.hpp needs it)
   Board board;
   std::unique_ptr<ReportRecord> record;
-  // The watchdog's own (its thread, under the registry's mutex).
-  std::uint64_t warned_seq = 0;
+  // The watchdog's own (its thread, under the registry's mutex). warned_seq is also read, with
+  // one relaxed load, at the end of every call: the call the watchdog spoke about says when it
+  // completed (watchdog.hpp call_completed), before the program may reach MPI_Finalize.
+  std::atomic<std::uint64_t> warned_seq{0};
   bool printed = false;
   double warned_entry = 0;
   bool closed = false;

@@ -97,6 +97,18 @@ bool inspect(CommObserver& o, std::uint64_t seq, int collective, double waited, 
   return true;
 }
 
+// The call the watchdog spoke about is over (under the registry's lock).
+void completed_locked(CommObserver& o, double now) {
+  const std::uint64_t warned = o.warned_seq.load(std::memory_order_relaxed);
+  if (warned == 0) return;
+  if (o.printed)
+    std::fprintf(stderr, "papcoll watchdog: %s, call %llu completed after %.2f s\n",
+                 o.label.c_str(), static_cast<unsigned long long>(warned), now - o.warned_entry);
+  std::fflush(stderr);
+  o.warned_seq.store(0, std::memory_order_relaxed);
+  o.printed = false;
+}
+
 void scan(bool can_get) {
   const double timeout = config().timeout;
   const double now = prediction::steady_seconds();
@@ -109,18 +121,12 @@ void scan(bool can_get) {
     const std::uint64_t seq = word_seq(w);
     const CallState st = word_state(w);
     const bool waiting = st != CallState::idle;
-    if (o->warned_seq != 0 && (seq != o->warned_seq || !waiting)) {
-      // The call the watchdog spoke about is over.
-      if (o->printed)
-        std::fprintf(stderr, "papcoll watchdog: %s, call %llu completed after %.2f s\n",
-                     o->label.c_str(), static_cast<unsigned long long>(o->warned_seq),
-                     now - o->warned_entry);
-      o->warned_seq = 0;
-      o->printed = false;
-    }
-    if (!waiting || seq == 0 || seq == o->warned_seq) {
+    const std::uint64_t warned = o->warned_seq.load(std::memory_order_relaxed);
+    if (warned != 0 && (seq != warned || !waiting)) completed_locked(*o, now);
+    if (!waiting || seq == 0 || seq == o->warned_seq.load(std::memory_order_relaxed)) {
       // Abort also from a rank that did not print, as a fallback, a second after the timeout.
-      if (config().abort && waiting && seq == o->warned_seq && !o->printed &&
+      if (config().abort && waiting && seq != 0 && !o->printed &&
+          seq == o->warned_seq.load(std::memory_order_relaxed) &&
           now - o->warned_entry > timeout + 1.0) {
         abort_now = true;
         abort_where = o->label + " call " + std::to_string(seq);
@@ -130,11 +136,11 @@ void scan(bool can_get) {
     const double entry = o->board.own_entry();
     const double waited = now - entry;
     if (waited < timeout) continue;
-    o->warned_seq = seq;
     o->warned_entry = entry;
     BoardSlot own;
     o->board.read(o->rank, &own);
     o->printed = inspect(*o, seq, own.collective, waited, can_get);
+    o->warned_seq.store(seq, std::memory_order_relaxed);
     if (o->printed && config().abort) {
       abort_now = true;
       abort_where = o->label + " call " + std::to_string(seq);
@@ -175,6 +181,12 @@ void start_watchdog() {
   g_started = true;
   g_thread = std::thread(thread_main);
 #endif
+}
+
+void call_completed(CommObserver& o, std::uint64_t seq) {
+  const double now = prediction::steady_seconds();
+  RegistryLock lock;
+  if (o.warned_seq.load(std::memory_order_relaxed) == seq) completed_locked(o, now);
 }
 
 void stop_watchdog() {

@@ -13,9 +13,17 @@
 // it the line says the ranks could not be read.
 #pragma once
 
+#include <cstdint>
+
 namespace papcoll::observe {
+
+struct CommObserver;
 
 void start_watchdog();  // idempotent
 void stop_watchdog();   // joins the thread (MPI_Finalize)
+// The call path, at the end of call `seq` the watchdog warned about: the "completed after" line
+// (printed once, by the rank that printed the warning), so it comes even when the program ends
+// before the watchdog's next look.
+void call_completed(CommObserver& o, std::uint64_t seq);
 
 }  // namespace papcoll::observe
