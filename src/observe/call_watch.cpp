@@ -31,7 +31,14 @@ void CallWatch::record() {
   c.reason = reason_;
   c.gain = gain_;
   c.entry = entry_;
-  c.seconds = prediction::steady_seconds() - entry_;
+  if (obs_->record->calls() < kTimedAllCalls) {
+    c.seconds = prediction::steady_seconds() - entry_;
+  } else if (kept(seq_, kTimedLevel)) {
+    c.seconds = prediction::steady_seconds() - entry_;
+    c.weight = 1 << kTimedLevel;
+  } else {
+    c.seconds = NAN;
+  }
   c.predicted = predicted_;
   obs_->record->add(c);
 }

@@ -67,8 +67,10 @@ void ReportRecord::add(const CallRecord& c) {
     return;
   }
   ++k->calls;
-  k->seconds += c.seconds;
-  k->max_seconds = std::max(k->max_seconds, c.seconds);
+  if (std::isfinite(c.seconds)) {
+    k->seconds += c.weight * c.seconds;
+    k->max_seconds = std::max(k->max_seconds, c.seconds);
+  }
   count_algorithm(*k, c.algorithm);
   ++k->reasons[static_cast<int>(c.reason)];
   if (std::isfinite(c.gain)) {
@@ -83,7 +85,8 @@ void ReportRecord::add(const CallRecord& c) {
     std::erase_if(k->samples, [level](const Sample& s) { return !kept(s.call, level); });
     if (!kept(c.call, k->level)) return;
   }
-  k->samples.push_back(Sample{c.call, c.entry, static_cast<float>(c.seconds),
+  k->samples.push_back(Sample{c.call, c.entry,
+                              static_cast<float>(std::isfinite(c.seconds) ? c.seconds : -1.0),
                               static_cast<float>(c.predicted), 0});
 }
 

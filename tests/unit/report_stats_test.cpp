@@ -41,6 +41,32 @@ TEST(ReportRecord, LogIsBoundedAndCountsStayExact) {
   for (size_t i = 1; i < k.samples.size(); ++i) EXPECT_LT(k.samples[i - 1].call, k.samples[i].call);
 }
 
+// Past kTimedAllCalls only a quarter of the calls read the clock at their end (call_watch.cpp):
+// each measured one stands for 2^kTimedLevel calls, an unmeasured one adds nothing.
+TEST(ReportRecord, TimeInTheCollectiveFromTimedCalls) {
+  ReportRecord r(256);
+  std::uint64_t timed = 0;
+  for (std::uint64_t n = 1; n <= 40000; ++n) {
+    CallRecord c = call(n, n * 1e-3);
+    if (n > kTimedAllCalls) {
+      if (kept(n, kTimedLevel)) {
+        c.weight = 1 << kTimedLevel;
+        ++timed;
+      } else {
+        c.seconds = NAN;
+      }
+    }
+    r.add(c);
+  }
+  ASSERT_EQ(r.keys().size(), 1u);
+  const KeyRecord& k = r.keys()[0];
+  EXPECT_EQ(k.calls, 40000u);
+  EXPECT_NEAR(k.seconds, 1e-6 * (kTimedAllCalls + 4.0 * timed), 1e-12);
+  // The hashed quarter is a quarter: the estimate of 40000 us is within 3 %.
+  EXPECT_NEAR(k.seconds, 40000e-6, 0.03 * 40000e-6);
+  EXPECT_DOUBLE_EQ(k.max_seconds, 1e-6);
+}
+
 TEST(ReportRecord, EveryRankKeepsTheSameCalls) {
   // Two ranks, one of which refused (skipped) a few calls of the key: the deepest level's calls
   // are in both logs.
