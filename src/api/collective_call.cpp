@@ -180,21 +180,25 @@ int CollectiveCall::enter_monitor(MPI_Comm comm, double entry_time) {
 
 int CollectiveCall::open_context(MPI_Comm comm, bool settle_network) {
   if (MpiStatus s = comm_context(comm, &ctx_); !s.ok()) return mpi_error(s);
-  if (!settle_network || !reads_network()) {
-    cost_.cores_shared = ctx_->cores_shared;
-    return PAPCOLL_SUCCESS;
-  }
-  if (!ctx_->network_known) {  // the same on every rank: set collectively
+  cost_.cores_shared = ctx_->cores_shared;
+  if (!settle_network) return PAPCOLL_SUCCESS;
+  const bool reads = reads_network();
+  if (reads && !ctx_->network_known) {  // the same on every rank: settled collectively
     PAPCOLL_TRY(calibrate_network(ctx_->comm, who_, &ctx_->network));
     ctx_->network_known = true;
   }
-  const CostParams net = ctx_->network.in_use(gamma_class_);
+  // A call whose options give alpha and beta reads nothing of the communicator's (it may not be
+  // settled yet), but papcoll_last_network still reports what it ran with.
+  const bool options_only = !reads && alpha_given_ && beta_given_ && p_ >= 2 &&
+                            (sel_.is_auto || sel_.algo != nullptr);
+  if (!reads && !options_only) return PAPCOLL_SUCCESS;
+  const NetworkParams comm_net = ctx_->network_known ? ctx_->network : NetworkParams{};
+  const CostParams net = comm_net.in_use(gamma_class_);
   if (!alpha_given_) cost_.alpha = net.alpha;
   if (!beta_given_) cost_.beta = net.beta;
   if (!gamma_given_) cost_.gamma = net.gamma;
-  cost_.cores_shared = ctx_->cores_shared;
-  record_network(ctx_->network, cost_,
-                 alpha_given_ || beta_given_ ? NetworkSource::options : ctx_->network.source);
+  record_network(comm_net, cost_,
+                 alpha_given_ || beta_given_ ? NetworkSource::options : comm_net.source);
   return PAPCOLL_SUCCESS;
 }
 
