@@ -64,22 +64,32 @@ MpiStatus drive(MPI_Comm comm, int partner, double budget_s, double* alpha, doub
   std::vector<char> data(static_cast<size_t>(large), 0);
   round_trip(comm, partner, data.data(), 0, &s);  // untimed: connection set-up, the partner's
                                                   // arrival from the previous phase
-  std::vector<double> small_rtt, large_rtt;
+  std::vector<double> small_rtt, large_rtt, prev_large_rtt;
+  double prev_large = large;
   StepBudget budget(budget_s, kMinSteps, kMaxSteps);
   const double start = MPI_Wtime();
-  while (s.ok() && (budget.another(MPI_Wtime() - start) ||
-                    (large_rtt.size() < 2 && budget.steps() < kMaxSteps))) {
+  while (s.ok() && budget.another(MPI_Wtime() - start)) {
     const double t_small = round_trip(comm, partner, data.data(), 0, &s);
     const double t_large = round_trip(comm, partner, data.data(), static_cast<int>(large), &s);
     budget.done(t_small + t_large);
     small_rtt.push_back(t_small);
     large_rtt.push_back(t_large);
     std::vector<double> smalls = small_rtt;
-    if (grow_large_message(median_of(smalls), t_large, large, kMaxLargeBytes)) {
+    // A larger message drops the samples of this size, so only while the budget still holds
+    // two steps of the larger size (predicted: its extra time x 4); else beta comes from this one.
+    const double next_step = t_small + t_small + 4 * std::max(0.0, t_large - t_small);
+    if (grow_large_message(median_of(smalls), t_large, large, kMaxLargeBytes) &&
+        MPI_Wtime() - start + 2 * next_step <= budget_s) {
+      prev_large = large;
+      prev_large_rtt = std::move(large_rtt);
+      large_rtt.clear();
       large *= 4;
       data.resize(static_cast<size_t>(large), 0);
-      large_rtt.clear();
     }
+  }
+  if (large_rtt.empty()) {  // the budget ended right after a growth: the smaller size's samples
+    large_rtt = std::move(prev_large_rtt);
+    large = prev_large;
   }
   const int stop = MPI_Send(nullptr, 0, MPI_BYTE, partner, kTagStop, comm);
   if (s.ok() && stop != MPI_SUCCESS) s = {stop, "MPI_Send (calibration)"};
