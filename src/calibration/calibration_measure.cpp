@@ -75,11 +75,8 @@ MpiStatus drive(MPI_Comm comm, int partner, double budget_s, double* alpha, doub
     small_rtt.push_back(t_small);
     large_rtt.push_back(t_large);
     std::vector<double> smalls = small_rtt;
-    // A larger message drops the samples of this size, so only while the budget still holds
-    // two steps of the larger size (predicted: its extra time x 4); else beta comes from this one.
-    const double next_step = t_small + t_small + 4 * std::max(0.0, t_large - t_small);
     if (grow_large_message(median_of(smalls), t_large, large, kMaxLargeBytes) &&
-        MPI_Wtime() - start + 2 * next_step <= budget_s) {
+        larger_message_fits(MPI_Wtime() - start, t_small, t_large, budget_s)) {
       prev_large = large;
       prev_large_rtt = std::move(large_rtt);
       large_rtt.clear();

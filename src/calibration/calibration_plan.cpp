@@ -103,4 +103,9 @@ bool grow_large_message(double small_rtt, double large_rtt, double bytes, double
   return bytes * 4 <= max_bytes && large_rtt - small_rtt < kBetaShare * small_rtt;
 }
 
+bool larger_message_fits(double elapsed, double small_rtt, double large_rtt, double budget_s) {
+  const double next_step = 2 * small_rtt + 4 * std::max(0.0, large_rtt - small_rtt);
+  return elapsed + 2 * next_step <= budget_s;
+}
+
 }  // namespace papcoll

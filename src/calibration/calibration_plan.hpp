@@ -73,5 +73,9 @@ PairEstimate estimate_pair(std::vector<double> small_rtt, std::vector<double> la
 // trip is below kBetaShare times that round trip: beta would drown in the latency's noise.
 inline constexpr double kBetaShare = 4.0;
 bool grow_large_message(double small_rtt, double large_rtt, double bytes, double max_bytes);
+// Growing drops the samples of the current size, so only while the budget still holds two steps
+// of the larger size, each predicted as a small round trip plus the large one's extra time x 4:
+// a loop never runs past its share to refill samples. elapsed: since the loop began.
+bool larger_message_fits(double elapsed, double small_rtt, double large_rtt, double budget_s);
 
 }  // namespace papcoll

@@ -110,6 +110,10 @@ TEST(CalibrationPlan, BudgetSplitAndEstimates) {
   EXPECT_TRUE(grow_large_message(2e-6, 2e-6 + 8e-11 * m, m, 4 << 20));
   EXPECT_FALSE(grow_large_message(2e-6, 2e-6 + 8e-11 * 4 * m, 4 * m, 4 << 20));
   EXPECT_FALSE(grow_large_message(2e-6, 2e-6, 2 << 20, 4 << 20));  // at the cap
+  // Growing: two steps of the larger size (2 small + 4 x the extra each) must fit what is left.
+  EXPECT_TRUE(larger_message_fits(0.001, 10e-6, 60e-6, 0.010));   // 2 x 220 us left over
+  EXPECT_FALSE(larger_message_fits(0.0096, 10e-6, 60e-6, 0.010));
+  EXPECT_FALSE(larger_message_fits(0, 1e-3, 2e-3, 0.010));         // 2 x 6 ms > 10 ms
 }
 
 TEST(NetworkParams, InUseTakesInterNodeLinksWhenTheCommunicatorSpansNodes) {
