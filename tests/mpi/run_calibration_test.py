@@ -87,7 +87,11 @@ with tempfile.TemporaryDirectory() as d:
     check(r2 is not None and values(r2) is not None, "reuse after remeasure")
 
     # The overrides win over the cache file; unusable ones are warned about.
-    run("network", dict(base, PAPCOLL_NETWORK="2e-5,8e-9,1e-10"))
+    p = run("network", dict(base, PAPCOLL_NETWORK="2e-5,8e-9,1e-10", PAPCOLL_VERBOSE="1"))
+    if p is not None:  # PAPCOLL_VERBOSE: rank 0 of each settled communicator says what it holds
+        check("papcoll: network of a communicator of 4 rank(s) on 1 node(s): alpha=2e-05 s "
+              "beta=8e-09 s/B" in p.stderr and "PAPCOLL_NETWORK" in p.stderr,
+              f"PAPCOLL_VERBOSE line: {p.stderr}")
     run("off", dict(base, PAPCOLL_CALIBRATION="off"))
     model = os.path.join(d, "net.model")
     with open(model, "w") as f:
