@@ -274,7 +274,8 @@ const char *papcoll_last_algorithm(void);
 /* Where the parameters came from. */
 enum papcoll_network_source {
   PAPCOLL_NET_NONE = -1,        /* the last call read no parameters (failed early, count 0,
-                                   "native", one rank) */
+                                   "native", one rank, "auto" of an all-reduce or reduce without
+                                   arrival times: the MPI library's, costed by nothing) */
   PAPCOLL_NET_DEFAULTS = 0,     /* papcoll's built-in values (PAPCOLL_CALIBRATION=off) */
   PAPCOLL_NET_MEASURED = 1,     /* measured on this communicator */
   PAPCOLL_NET_CACHE = 2,        /* an earlier measurement: the cache file, or this process */
