@@ -57,7 +57,8 @@ typedef struct papcoll_options {
   const double *arrivals;   /* NULL, or comm-size arrival times in seconds (any common origin) */
   int arrivals_agreed;      /* 1: the caller guarantees `arrivals` is bit-identical on every
                                rank; 0: papcoll makes it so by taking rank 0's vector */
-  double alpha, beta, gamma;/* Hockney parameters (s, s/byte, s/byte); 0 or less: defaults */
+  double alpha, beta, gamma;/* Hockney parameters (s, s/byte, s/byte); 0 or less: the
+                               communicator's (measured or given, papcoll_calibrate) */
   int arrivals_count;       /* entries in `arrivals`, checked against the comm size (with
                                arrivals_agreed == 0, rank 0's is what counts); 0: not checked */
   papcoll_monitor monitor;  /* NULL, or a monitor created on this communicator: the call takes
@@ -269,6 +270,59 @@ const char *papcoll_last_error(void);
  * "native" (the MPI library's collective) or "" when the call had nothing to move (count 0)
  * or failed before choosing. Tells what "auto" picked. */
 const char *papcoll_last_algorithm(void);
+
+/* ---- The network's parameters (docs/calibration.md) ---------------------------------------------
+ *
+ * Several algorithms need the network's Hockney parameters: PRR's slot length, Clairvoyant's round
+ * time, the pipelined broadcasts' block counts, "auto"'s costs, the scatterv/gatherv trees without
+ * a link model. Unless the caller gives them (options.alpha and beta, PAPCOLL_NETWORK in the
+ * environment), papcoll measures them once per communicator, at the first collective on it that
+ * reads them or at papcoll_calibrate: a short ping-pong between pairs of ranks within a time
+ * budget (PAPCOLL_CALIBRATION_BUDGET_MS, default 15), links within a node and between nodes
+ * apart, and the local reduction speed per datatype class. Every rank ends with identical values.
+ * The result is kept in a cache file keyed by the hosts, the communicator size and the MPI library
+ * (PAPCOLL_CALIBRATION=auto|always|off, default auto: reuse a matching file), so later runs skip
+ * the measurement. */
+
+/* Where the parameters came from. */
+enum papcoll_network_source {
+  PAPCOLL_NET_NONE = -1,        /* the last call read no parameters (failed early, count 0,
+                                   "native", one rank, "auto" of an all-reduce or reduce without
+                                   arrival times: the MPI library's, costed by nothing) */
+  PAPCOLL_NET_DEFAULTS = 0,     /* papcoll's built-in values (PAPCOLL_CALIBRATION=off) */
+  PAPCOLL_NET_MEASURED = 1,     /* measured on this communicator */
+  PAPCOLL_NET_CACHE = 2,        /* an earlier measurement: the cache file, or this process */
+  PAPCOLL_NET_ENVIRONMENT = 3,  /* PAPCOLL_NETWORK=alpha,beta[,gamma] */
+  PAPCOLL_NET_MODEL_FILE = 4,   /* PAPCOLL_NETWORK=FILE, a link model (papcoll-model measure) */
+  PAPCOLL_NET_OPTIONS = 5       /* options.alpha / options.beta */
+};
+
+#define PAPCOLL_NETWORK_INFO_VERSION 1
+typedef struct papcoll_network_info {
+  int version;              /* set by papcoll_network_info_init */
+  int source;               /* enum papcoll_network_source of alpha and beta */
+  double alpha, beta, gamma;/* what the call ran with (s, s/byte, s/byte; gamma for its datatype) */
+  double alpha_intra, beta_intra;  /* the communicator's links within a node; 0: none known */
+  double alpha_inter, beta_inter;  /* between nodes; 0: none known */
+  double gamma_float, gamma_double, gamma_int;  /* reduction speed per class; 0: not known */
+  int nodes;                /* nodes the communicator spans (ranks with the same host name) */
+  double calibration_seconds;  /* how long the communicator's measurement took (rank 0's
+                                  clock, the same on every rank); 0 when it was not measured */
+} papcoll_network_info;
+
+void papcoll_network_info_init(papcoll_network_info *info);
+
+/* Collective over comm: settles the communicator's network parameters now (measuring them, or
+ * taking the cache file's, PAPCOLL_NETWORK's, or opt's alpha and beta when both are > 0, which
+ * then hold for every later call on comm), replacing what an earlier call settled. opt may be
+ * NULL; its algorithm and other fields are ignored. papcoll_last_network() then reports the
+ * result. The first call on a communicator duplicates it, as the collectives do. */
+int papcoll_calibrate(MPI_Comm comm, const papcoll_options *opt);
+
+/* The parameters the calling thread's last collective call (or papcoll_calibrate) used: the
+ * sibling of papcoll_last_algorithm(). source PAPCOLL_NET_NONE (values 0) when it read none.
+ * PAPCOLL_ERR_ARG for a NULL info or an unknown version. Local. */
+int papcoll_last_network(papcoll_network_info *info);
 
 /* Comma-separated names of the algorithms available for a collective ("allreduce", ...), or NULL
  * for an unknown collective. The list ends with "native" (the MPI library's own collective) and
