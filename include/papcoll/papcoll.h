@@ -195,7 +195,7 @@ enum papcoll_pattern_source {
   PAPCOLL_PATTERN_HISTORY = 2   /* the history predictor of the call site */
 };
 
-#define PAPCOLL_MONITOR_CONFIG_VERSION 1
+#define PAPCOLL_MONITOR_CONFIG_VERSION 2
 typedef struct papcoll_monitor_config {
   int version;              /* set by papcoll_monitor_config_init */
   int mode;                 /* enum papcoll_monitor_mode; default PAPCOLL_MONITOR_EDGE */
@@ -213,6 +213,13 @@ typedef struct papcoll_monitor_config {
                                1..100000; default 100 */
   double test_clock_offset; /* TESTING ONLY: seconds added to this rank's clock (emulates
                                unsynchronised node clocks); default 0 */
+  /* Since version 2. Sampling of the measured exchange (docs/prediction.md, "Sampling"): a call
+   * site whose newest measured arrival pattern and whose prediction are both balanced (spread
+   * below history_spread seconds) has its arrivals measured on one call in history_sample only;
+   * an imbalanced one on every call. 1..1000000; default 1 (every call). The LD_PRELOAD library
+   * uses 16 (PAPCOLL_HISTORY_SAMPLE). */
+  int history_sample;
+  double history_spread;    /* seconds, >= 0; default 1e-4 */
 } papcoll_monitor_config;
 
 void papcoll_monitor_config_init(papcoll_monitor_config *cfg);

@@ -333,9 +333,9 @@ class Monitor:
         except KeyError as e:
             raise _b.arg_error(where, "unknown mode or predictor %s" % e) from None
         for key, value in config.items():
-            if key in ("window", "warmup_messages", "sync_samples", "poll_us"):
+            if key in ("window", "warmup_messages", "sync_samples", "poll_us", "history_sample"):
                 setattr(cfg, key, int(value))
-            elif key in ("ema_alpha", "horizon", "test_clock_offset"):
+            elif key in ("ema_alpha", "horizon", "test_clock_offset", "history_spread"):
                 setattr(cfg, key, float(value))
             else:
                 raise TypeError("Monitor() got an unexpected keyword argument %r" % key)

@@ -67,7 +67,7 @@ class Options(ctypes.Structure):
 
 
 class MonitorConfig(ctypes.Structure):
-    """struct papcoll_monitor_config (PAPCOLL_MONITOR_CONFIG_VERSION 1)."""
+    """struct papcoll_monitor_config (PAPCOLL_MONITOR_CONFIG_VERSION 2)."""
     _fields_ = [("version", c_int),
                 ("mode", c_int),
                 ("predictor", c_int),
@@ -77,7 +77,9 @@ class MonitorConfig(ctypes.Structure):
                 ("sync_samples", c_int),
                 ("horizon", c_double),
                 ("poll_us", c_int),
-                ("test_clock_offset", c_double)]
+                ("test_clock_offset", c_double),
+                ("history_sample", c_int),
+                ("history_spread", c_double)]
 
 
 def _declare(name, restype, *argtypes):

@@ -28,11 +28,13 @@
 #include <cstring>
 #include <string>
 
+#include "api/call_check.hpp"
 #include "api/error.hpp"
 #include "intercept/intercept_config.hpp"
 #include "intercept/intercept_observe.hpp"
 #include "intercept/intercept_stats.hpp"
 #include "observe/comm_observer.hpp"
+#include "prediction/monitor.hpp"
 #include "schedule/registry.hpp"
 #include "papcoll/papcoll.h"
 
@@ -160,6 +162,7 @@ papcoll_monitor history_monitor(const CallInfo& info, const std::string& algorit
     papcoll_monitor_config mc;
     papcoll_monitor_config_init(&mc);
     mc.mode = PAPCOLL_MONITOR_HISTORY;
+    mc.history_sample = cfg.history_sample;
     if (papcoll_monitor_create_config(info.comm, &mc, &st->monitor) != PAPCOLL_SUCCESS) {
       st->monitor = nullptr;
       st->monitor_failed = true;
@@ -178,6 +181,21 @@ void warn_model_once(const char* why) {
                  "papcoll-intercept: PAPCOLL_MODEL=%s cannot be used (%s); MPI_Scatterv and "
                  "MPI_Gatherv on that communicator use the MPI library's collective\n",
                  config().model_file.c_str(), why);
+}
+
+// No tax on balanced calls (issue #17, docs/intercept.md): an all-reduce or reduce under `auto`
+// that has no arrival pattern to go by runs the MPI library's collective (selection.cpp: auto
+// without arrivals is native), so it goes there directly, skipping papcoll's argument handling and
+// selection. Without a history monitor there is no pattern; with one, the monitor says whether
+// this call is neither measured nor predicted imbalanced (sampling, docs/prediction.md), from
+// inputs identical on every rank, so every rank takes the same path. PAPCOLL_CHECK=1 always takes
+// the full path, which checks the call.
+bool balanced_auto_call(const CallInfo& info, const OperationChoice& choice,
+                        const papcoll_options& opt) {
+  if (choice.algorithm != "auto" || check_mode()) return false;
+  if (info.op != Operation::allreduce && info.op != Operation::reduce) return false;
+  if (opt.monitor == nullptr) return true;
+  return prediction::monitor_quiet_call(opt.monitor, opt.monitor_site);
 }
 
 int mpi_error_class(int papcoll_code) {
@@ -220,6 +238,11 @@ int dispatch(const CallInfo& info, RunPapcoll run_papcoll, RunNative run_native)
   }
   opt.monitor = history_monitor(info, choice.algorithm);
   if (opt.monitor != nullptr) opt.monitor_site = history_site(op, info.agreed_bytes, info.root);
+  if (balanced_auto_call(info, choice, opt)) {
+    const int rc = native();
+    record_call(op, comm, "native", info.bytes, PMPI_Wtime() - t0);
+    return rc;
+  }
   const int rc = run_papcoll(&opt);
   if (rc == PAPCOLL_SUCCESS) {
     const std::string ran = papcoll_last_algorithm();
