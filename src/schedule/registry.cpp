@@ -23,21 +23,18 @@ int ceil_log2(int p) {
 }
 // Circulant broadcast: n - 1 + q rounds.
 int circulant_bcast_blocks(const GeneratorInput& in) {
-  return pipeline_blocks(in.bytes, ceil_log2(in.p) - 1, in.cost);
+  return pipeline_blocks(in.bytes, ceil_log2(in.p) - 1, in.cost, kBroadcastBlockFactor);
 }
-// Arrival-aware broadcast: the early group's circulant at the Hockney optimum n = sqrt((q - 1)
-// beta bytes / alpha) rather than kPipelineBlockFactor times it. The factor stays below 1 for the
-// all-gatherv's per-round datatype work (docs/circulant.md); a broadcast round carries one block
-// and no datatype, and on gige-48 (4 MiB) the optimum (87 blocks) took 46 ms against 161 ms for
-// the factor's 6 (docs/circulant.md, "Arrival-aware broadcast and all-gatherv"). One block when
-// cores are shared.
+// Arrival-aware broadcast: the early group's circulant at the Hockney optimum, like the circulant
+// broadcast (kBroadcastBlockFactor); on gige-48 (4 MiB) the optimum (87 blocks) took 46 ms against
+// 161 ms for the all-gatherv's factor's 6 (docs/circulant.md). One block when cores are shared.
 int arrival_bcast_blocks(const GeneratorInput& in) {
   const int extra = ceil_log2(in.p) - 1;
-  return pipeline_blocks(in.bytes, extra, in.cost, kArrivalBcastBlockFactor);
+  return pipeline_blocks(in.bytes, extra, in.cost, kBroadcastBlockFactor);
 }
 // Chain: n - 1 + (p - 1) rounds.
 int chain_bcast_blocks(const GeneratorInput& in) {
-  return pipeline_blocks(in.bytes, in.p - 2, in.cost);
+  return pipeline_blocks(in.bytes, in.p - 2, in.cost, kBroadcastBlockFactor);
 }
 // Circulant allgatherv: a round's message carries one block of every origin, about bytes / n in
 // all, over n - 1 + q rounds; `blocks` counts every rank's n blocks.

@@ -114,14 +114,17 @@ int default_block_count(const AlgorithmInfo& algo, const GeneratorInput& in);
 // beta * bytes / alpha) times `factor`, rounded, at least 1. One block when cost.cores_shared:
 // the transfers then queue for the same CPUs, so the total copying is the same for every n and
 // each extra round only adds scheduler switches (measured, docs/circulant.md).
-// kPipelineBlockFactor, below the optimum: every round also costs papcoll's own bookkeeping (for
-// the all-gatherv a datatype over one range per origin), which alpha does not include
+//
+// kPipelineBlockFactor (the all-gatherv) is below the optimum: every round also costs papcoll's
+// own bookkeeping (a datatype over one range per origin), which alpha does not include
 // (docs/circulant.md).
 inline constexpr double kPipelineBlockFactor = 0.07;
-// The arrival-aware broadcast's early group uses the optimum itself (registry.cpp).
-inline constexpr double kArrivalBcastBlockFactor = 1.0;
 int pipeline_blocks(double bytes, int extra_rounds, const CostParams& cost,
                     double factor = kPipelineBlockFactor);
+// The broadcasts (circulant, chain) take the Hockney optimum itself: their rounds carry one block
+// each, and with the network's own alpha and beta (calibrated) the optimum was the fastest block
+// count measured (docs/circulant.md, "The constant, measured").
+inline constexpr double kBroadcastBlockFactor = 1.0;
 
 std::span<const AlgorithmInfo> all_algorithms();
 const AlgorithmInfo* find_algorithm(Collective c, std::string_view name);
