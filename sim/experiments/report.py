@@ -652,24 +652,14 @@ the circulant one, unchanged. The arrival-aware broadcast leaves the late rank o
 early ranks' circulant and serves it one message when it comes, so its time is the early group's
 broadcast plus, averaged over the ranks, the late rank's message and its server's wait; the
 all-gatherv finishes the early ranks' exchange while the late rank computes and then broadcasts
-only its portion. Most of the broadcast's lead over the circulant row here is the block count:
-the arrival-aware broadcast pipelines its early group at the Hockney optimum, the circulant row
-at 0.07 of it (the factor measured for the all-gatherv, docs/circulant.md), and on these
-platforms the executor posts the root's unpaced sends all at once, so few large blocks share the
-root's link for the whole broadcast. At 4 MiB on gige-48 a 20 ms delay is less than one
-whole-buffer message (33.6 ms), so `auto` keeps the circulant broadcast there (balanced by the
-rule), while the arrival-aware one, named, takes about a third of its time. On gige-512 (16
-KiB, rank 1 5 ms late; 512 rather than 1024 ranks, issue #19's fallback: on the loaded 2-core
-VM a 1024-rank simulation took well over 20 minutes) `auto` runs the arrival-aware broadcast,
-1.19 ms against 3.24 for the binomial tree, 5.72 for SMPI's `MPI_Bcast` and 200 for SMPI's
-`arrival_pattern_aware`; balanced it keeps the circulant broadcast (3.48 ms, the circulant row
-3.44). Balanced, the circulant row is far from the best broadcast on these platforms: SMPI's
-`MPI_Bcast` takes 0.75 ms at 512 ranks and the arrival-aware row, which is the circulant schedule
-at the Hockney-optimal block count when nobody is late, 1.14 ms (the circulant row's 0.07 of
-the optimum rounds to one block, a binomial tree: 3.43 ms), and 45.7 against 161.8 ms at 4 MiB
-on 48 ranks; the circulant row's block count is worth revisiting for broadcasts. SMPI's
-Patarasuk-Yuan ports are slow in SimGrid 3.32 (0.2 to 0.8 s), and `arrival_scatter` crashes it at
-48 ranks; we did not look into why."""
+only its portion. At 4 MiB on gige-48 a 20 ms delay is less than one whole-buffer message
+(33.6 ms), so `auto` keeps the circulant broadcast there (58.6 ms against 46.8 for the
+arrival-aware row, named): the rule's threshold is conservative for a pipelined broadcast, whose
+balanced time (45 ms) is not much more than one whole-buffer message. Both broadcast rows take
+the Hockney-optimal block count (kBroadcastBlockFactor); before main's calibration work the
+circulant row took 0.07 of it and was 3 times slower here (161.8 ms balanced). SMPI's
+Patarasuk-Yuan ports are slow in SimGrid 3.32 (0.2 to 0.8 s), and `arrival_scatter` crashes it;
+we did not look into why."""
 
 
 # ------------------------------------------------------------------------------- scatter/gather
