@@ -65,6 +65,10 @@ int latest(const std::vector<double>& a) {
 void options(papcoll_options* opt, const Call& c, std::vector<double>& a, int rank) {
   papcoll_options_init(opt);
   opt->algorithm = c.algo;
+  // Fixed Hockney parameters (papcoll's defaults): auto's choices below are the cost model's, and
+  // without them the communicator's parameters would be calibrated on this (loaded) machine.
+  opt->alpha = 5e-6;
+  opt->beta = 1e-9;
   if (!c.agreed && rank != 0) std::fill(a.begin(), a.end(), 0.0);
   opt->arrivals = a.data();
   opt->arrivals_count = static_cast<int>(a.size());
