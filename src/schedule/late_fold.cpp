@@ -1,0 +1,139 @@
+#include "schedule/late_fold.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "schedule/circulant_recv.hpp"
+#include "schedule/circulant_send.hpp"
+#include "schedule/circulant_tables.hpp"
+
+namespace papcoll {
+
+FoldCirculant::FoldCirculant(int positions, int blocks)
+    : m_(positions), n_(std::max(1, blocks)), sk_(circulant::make_skips(std::max(2, positions))) {
+  nv_ = n_ + sk_.q - 1;
+  rounds_ = circulant::real_rounds(sk_.q, nv_);
+  x_ = circulant::virtual_rounds(sk_.q, nv_);
+}
+
+std::vector<FoldCirculant::Transfer> FoldCirculant::transfers(int v) const {
+  std::vector<Transfer> out;
+  const int q = sk_.q;
+  int recvblock[circulant::kMaxQ], sendblock[circulant::kMaxQ];
+  circulant::recv_schedule(sk_, v, recvblock);
+  circulant::send_schedule(sk_, v, sendblock);
+  out.reserve(2 * static_cast<size_t>(n_));
+  for (int t = 0; t < rounds_; ++t) {
+    const circulant::Round rd = circulant::round_of(q, nv_, t);
+    const int skip = sk_.skip[rd.k];
+    const int to = (v + skip) % m_, from = (v - skip % m_ + m_) % m_;
+    // Blocks above nv - 1 are sent as nv - 1 (Algorithm 1), a padding block: never real.
+    if (const int sent = sendblock[rd.k] + rd.offset; sent >= 0 && sent < n_ && to != 0)
+      out.push_back({t, true, to, sent});
+    if (const int got = recvblock[rd.k] + rd.offset; got >= 0 && got < n_ && v != 0)
+      out.push_back({t, false, from, got});
+  }
+  return out;
+}
+
+FoldCirculant::Timing FoldCirculant::timing(int v) const {
+  const int q = sk_.q;
+  Timing tm;
+  if (v == 0) {  // the root sends block t in round t
+    tm.first = 0;
+    tm.last = n_ - 1;
+    return tm;
+  }
+  int recvblock[circulant::kMaxQ], sendblock[circulant::kMaxQ];
+  circulant::recv_schedule(sk_, v, recvblock);
+  circulant::send_schedule(sk_, v, sendblock);
+  auto mod = [q](int a) { return ((a % q) + q) % q; };
+  // Round index k of phase j carries value + j q - x, in forward round j q + k - x: block b with
+  // value = b + x (mod q) comes in round b - value + k. The q values cover every residue once.
+  for (int k = 0; k < q; ++k) tm.recv_delay[mod(recvblock[k])] = k - recvblock[k];
+  tm.first = recv_round(tm, 0);
+  for (int b = 1; b < std::min(n_, 2 * q); ++b) tm.first = std::min(tm.first, recv_round(tm, b));
+  for (int b = std::max(0, n_ - q); b < n_; ++b) tm.last = std::max(tm.last, recv_round(tm, b));
+  // The last real send of each round index: the largest block b < n with b = value - x (mod q).
+  for (int k = 0; k < q; ++k) {
+    if ((v + sk_.skip[k]) % m_ == 0) continue;
+    const int base = sendblock[k] - x_;
+    const int b = n_ - 1 - mod(n_ - 1 - base);
+    if (b >= 0 && b >= base) tm.last = std::max(tm.last, b - sendblock[k] + k);
+  }
+  return tm;
+}
+
+ResultStream result_stream(const FoldCirculant& c, int blocks) {
+  ResultStream s;
+  s.round.resize(static_cast<size_t>(blocks));
+  s.sender.resize(static_cast<size_t>(blocks));
+  std::map<int, FoldCirculant::Timing> timing;  // the q idle senders
+  auto held_before = [&](int v, int b, int t) {
+    auto it = timing.find(v);
+    if (it == timing.end()) it = timing.emplace(v, c.timing(v)).first;
+    return c.recv_round(it->second, b) < t;
+  };
+  int t = 0;
+  for (int b = 0; b < blocks; ++b) {
+    while (!held_before(c.idle_sender(t), b, t)) ++t;
+    s.round[b] = t;
+    s.sender[b] = c.idle_sender(t);
+    ++t;
+  }
+  return s;
+}
+
+LateFoldPlan late_fold_plan(const GeneratorInput& in) {
+  GeneratorInput chunks = in;
+  chunks.blocks = in.p;
+  LateFoldPlan plan;
+  plan.prr = prr_plan(chunks);
+  plan.chunk_time = block_round_time(chunks);
+  plan.quantised.assign(static_cast<size_t>(in.p), 0.0);
+  for (int i = 0; i < in.p; ++i)
+    plan.quantised[plan.prr.order[i]] = static_cast<double>(plan.prr.slot[i]) * plan.chunk_time;
+  return plan;
+}
+
+LateFoldLayout late_fold_layout(const std::vector<int>& order, int late) {
+  const int p = static_cast<int>(order.size());
+  LateFoldLayout l;
+  l.late = late;
+  l.root = order[p - 1];
+  l.chain.assign(order.end() - late, order.end() - 1);
+  l.rank_at.push_back(l.root);
+  l.rank_at.insert(l.rank_at.end(), order.begin(), order.end() - late);
+  l.position.assign(static_cast<size_t>(p), -1);
+  for (int v = 0; v < static_cast<int>(l.rank_at.size()); ++v) l.position[l.rank_at[v]] = v;
+  return l;
+}
+
+double chain_estimate(const std::vector<int>& members, const std::vector<double>& a,
+                      double receiver_arrival, double hop, int blocks, std::vector<double>& finish) {
+  double in = -std::numeric_limits<double>::infinity();  // block 0 at the current member
+  for (size_t h = 0; h < members.size(); ++h) {
+    const double next = h + 1 < members.size() ? a[members[h + 1]] : receiver_arrival;
+    const double start = std::max({in, a[members[h]], next});
+    finish[members[h]] = start + blocks * hop;
+    in = start + hop;
+  }
+  return in;
+}
+
+int late_fold_blocks(const GeneratorInput& in) {
+  const int p = std::max(1, in.p);
+  if (in.cost.cores_shared || !(in.bytes > 0) || !(in.cost.alpha > 0)) return p;
+  int q = 0;
+  while ((1LL << q) < p) ++q;
+  // (n + c q) (alpha + beta bytes / n) is least at n = sqrt(c q beta bytes / alpha); the
+  // circulant's extra rounds are about q to 2q.
+  const double n = std::sqrt(1.5 * std::max(q, 1) * in.cost.beta * in.bytes / in.cost.alpha);
+  if (!std::isfinite(n)) return p;
+  const long long per_chunk = std::clamp(std::llround(n / p), 1LL, std::max(1LL, (1LL << 16) / p));
+  return static_cast<int>(per_chunk * p);
+}
+
+}  // namespace papcoll

@@ -1,0 +1,178 @@
+// Late-fold all-reduce and reduce (late_fold*.cpp, docs/algorithms.md "late-fold"): the padded
+// circulant both phases are built on, the schedules through the symbolic verifier for p = 1..64
+// under the arrival patterns they are for, the choice between late-fold and PRR, and the worked
+// example of docs/algorithms.md under the cost model.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+
+#include "schedule/late_fold.hpp"
+#include "schedule/schedule_sink.hpp"
+#include "verify/cost_model.hpp"
+#include "verify/port_check.hpp"
+#include "verify/verifier.hpp"
+
+namespace papcoll {
+namespace {
+
+const AlgorithmInfo& algo(Collective c) {
+  const AlgorithmInfo* a = find_algorithm(c, "late-fold");
+  EXPECT_NE(a, nullptr);
+  return *a;
+}
+
+TEST(FoldCirculant, RootSendsEveryBlockOnceAndEveryPositionGetsEveryBlockOnce) {
+  for (int m = 2; m <= 70; ++m)
+    for (int n : {1, 2, 3, 5, 8, 13, 31, 64}) {
+      const FoldCirculant c(m, n);
+      for (int v = 0; v < m; ++v) {
+        const auto ts = c.transfers(v);
+        std::vector<int> got(static_cast<size_t>(n), 0);
+        std::vector<int> held(static_cast<size_t>(n), v == 0 ? 0 : -1);  // round since held
+        int first = -1, last = -1;
+        const FoldCirculant::Timing tm = c.timing(v);
+        for (const auto& t : ts) {
+          ASSERT_LT(t.round, c.rounds());
+          ASSERT_NE(t.peer, v);
+          if (first < 0) first = t.round;
+          last = std::max(last, t.round);
+          if (t.send) {
+            ASSERT_NE(t.peer, 0) << "nothing is sent to the root";
+            ASSERT_TRUE(held[t.block] >= 0 && held[t.block] <= t.round)
+                << "m=" << m << " n=" << n << " v=" << v << " sends block " << t.block
+                << " it does not hold in round " << t.round;
+            ASSERT_NE(c.idle_sender(t.round), v) << "the idle sender sends in its round";
+            if (v == 0) {
+              ASSERT_EQ(t.round, t.block);
+              ASSERT_EQ(t.peer, c.owner(t.block));
+            }
+          } else {
+            ++got[t.block];
+            held[t.block] = t.round + 1;
+            ASSERT_EQ(c.recv_round(tm, t.block), t.round) << "m=" << m << " n=" << n << " v=" << v;
+            ASSERT_EQ(t.peer == 0, v == c.owner(t.block));
+          }
+        }
+        for (int b = 0; v != 0 && b < n; ++b)
+          ASSERT_EQ(got[b], 1) << "m=" << m << " n=" << n << " v=" << v;
+        ASSERT_EQ(tm.first, first) << "m=" << m << " n=" << n << " v=" << v;
+        ASSERT_EQ(tm.last, last) << "m=" << m << " n=" << n << " v=" << v;
+      }
+    }
+}
+
+GeneratorInput gige_input(const AlgorithmInfo& a, int p, std::vector<double> arrivals,
+                          int root = -1) {
+  GeneratorInput in;
+  in.p = p;
+  in.root = root;
+  in.bytes = 4.0 * (1 << 20);
+  in.cost.alpha = 22e-6;
+  in.cost.beta = 8e-9;
+  in.cost.gamma = 1e-12;
+  in.arrivals = std::move(arrivals);
+  in.blocks = default_block_count(a, in);
+  return in;
+}
+
+// Arrival patterns of papcoll-bench's modes, delay d, the late ranks chosen by `rng`.
+std::vector<double> pattern(std::mt19937_64& rng, int p, int kind, double d) {
+  std::vector<double> a(static_cast<size_t>(p), 0.0);
+  std::vector<int> ranks(static_cast<size_t>(p));
+  for (int r = 0; r < p; ++r) ranks[r] = r;
+  std::shuffle(ranks.begin(), ranks.end(), rng);
+  const int k = 1 + static_cast<int>(rng() % std::max(1, std::min(p - 1, 6)));
+  std::uniform_real_distribution<double> u(0, d);
+  switch (kind) {
+    case 0: a[ranks[0]] = d; break;                                        // one-late
+    case 1: for (int i = 0; i < k; ++i) a[ranks[i]] = d; break;            // k-late
+    case 2: for (int i = 0; i < k; ++i) a[ranks[i]] = d * (i + 1) / k; break;  // staggered
+    default: for (double& x : a) x = u(rng); break;                        // rand-late
+  }
+  return a;
+}
+
+TEST(LateFold, VerifiesUnderEveryDelayModeForPUpTo64) {
+  std::mt19937_64 rng(18);
+  for (Collective coll : {Collective::allreduce, Collective::reduce}) {
+    const AlgorithmInfo& a = algo(coll);
+    for (int p = 1; p <= 64; ++p)
+      for (int kind = 0; kind < 4; ++kind)
+        for (double d : {0.0, 0.003, 0.03, 1.0}) {
+          const int root = coll == Collective::reduce ? static_cast<int>(rng() % p) : -1;
+          GeneratorInput in = gige_input(a, p, pattern(rng, p, kind, d), root);
+          in.bytes = 256 << 10;  // fewer blocks: a quicker verifier
+          in.blocks = default_block_count(a, in);
+          if (rng() % 3 == 0) in.blocks = 1 + static_cast<int>(rng() % (3 * p));
+          const Schedule s = generate_schedule(a, in);
+          const VerifyResult v = verify_schedule(s);
+          ASSERT_TRUE(v.ok) << collective_name(coll) << " p=" << p << " kind=" << kind
+                            << " d=" << d << " blocks=" << in.blocks << ": " << v.error;
+          const VerifyResult ports = verify_single_port(s);
+          ASSERT_TRUE(ports.ok) << collective_name(coll) << " p=" << p << " kind=" << kind
+                                << " d=" << d << ": " << ports.error;
+        }
+  }
+}
+
+// P: the mean over ranks of the finish minus the last arrival.
+double post_arrival(const AlgorithmInfo& a, const GeneratorInput& in) {
+  const CostResult r = evaluate_cost(generate_schedule(a, in), in.arrivals, in.cost,
+                                     static_cast<int64_t>(in.bytes));
+  const double last = *std::max_element(in.arrivals.begin(), in.arrivals.end());
+  double sum = 0;
+  for (const RankCost& rc : r.ranks) sum += rc.finish - last;
+  return sum / in.p;
+}
+
+TEST(LateFold, AboutOneMessageAfterTheLastArrivalOnGigE48) {
+  // 48 ranks, 4 MiB, the platform's parameters: delta = alpha + 4 MiB beta = 33.6 ms.
+  const AlgorithmInfo& lf = algo(Collective::allreduce);
+  const AlgorithmInfo& prr = *find_algorithm(Collective::allreduce, "prr");
+  const double delta = 22e-6 + 8e-9 * 4.0 * (1 << 20);
+  for (double d : {0.05, 0.1, 0.5, 1.0}) {
+    std::vector<double> a(48, 0.0);
+    a[1] = d;
+    GeneratorInput in = gige_input(lf, 48, a);
+    const double p_lf = post_arrival(lf, in);
+    GeneratorInput pin = gige_input(prr, 48, a);
+    const double p_prr = post_arrival(prr, pin);
+    std::cout << "[ info ] one late by " << d << " s: P/delta late-fold " << p_lf / delta
+              << ", prr " << p_prr / delta << "\n";
+    EXPECT_LT(p_lf, 1.3 * delta);
+    EXPECT_LT(p_lf, p_prr);
+  }
+  for (int k : {2, 4}) {
+    std::vector<double> a(48, 0.0);
+    for (int i = 0; i < k; ++i) a[5 * i + 3] = 0.1;
+    const GeneratorInput in = gige_input(lf, 48, a);
+    const double p_lf = post_arrival(lf, in);
+    std::cout << "[ info ] " << k << " late by 0.1 s: P/delta late-fold " << p_lf / delta << "\n";
+    EXPECT_LT(p_lf, 1.5 * delta);
+  }
+}
+
+TEST(LateFold, BalancedIsPrrThatIsTheRing) {
+  // All arrive together: PRR's schedule (PRR's own test: the ring's transfers), and with 2p blocks
+  // PRR's chunks as pairs of blocks, which the cost model times like the ring of p chunks.
+  const AlgorithmInfo& lf = algo(Collective::allreduce);
+  const AlgorithmInfo& prr = *find_algorithm(Collective::allreduce, "prr");
+  const AlgorithmInfo& ring = *find_algorithm(Collective::allreduce, "ring");
+  for (int p = 2; p <= 33; ++p) {
+    GeneratorInput in = gige_input(lf, p, std::vector<double>(static_cast<size_t>(p), 0.0));
+    in.blocks = p;
+    ASSERT_TRUE(generate_schedule(lf, in).ranks == generate_schedule(prr, in).ranks) << "p=" << p;
+    GeneratorInput twice = in;
+    twice.blocks = 2 * p;
+    const auto bytes = static_cast<int64_t>(in.bytes);
+    const double t_ring = evaluate_cost(generate_schedule(ring, in), {}, in.cost, bytes).mean_elapsed;
+    EXPECT_NEAR(evaluate_cost(generate_schedule(lf, twice), {}, in.cost, bytes).mean_elapsed,
+                t_ring, 1e-5 * t_ring)  // the split of the bytes rounds differently
+        << "p=" << p;
+  }
+}
+
+}  // namespace
+}  // namespace papcoll
