@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 
+#include "api/selection.hpp"
 #include "schedule/late_fold.hpp"
 #include "schedule/schedule_sink.hpp"
 #include "verify/cost_model.hpp"
@@ -172,6 +173,103 @@ TEST(LateFold, BalancedIsPrrThatIsTheRing) {
                 t_ring, 1e-5 * t_ring)  // the split of the bytes rounds differently
         << "p=" << p;
   }
+}
+
+// auto (api/selection.cpp) costs late-fold like every arrival-aware row: it runs where the cost
+// model says it pays, and never when the ranks arrive together.
+void prepare(const AlgorithmInfo& a, GeneratorInput* g) {
+  g->blocks = std::max(1, default_block_count(a, *g));
+  if (!a.uses_arrivals) g->arrivals.clear();
+}
+
+TEST(LateFold, AutoRunsItWhereTheCostModelSaysItPays) {
+  const AlgorithmInfo& lf = algo(Collective::allreduce);
+  const int64_t count = 1 << 20;
+  for (double d : {0.05, 0.1, 1.0}) {
+    std::vector<double> a(48, 0.0);
+    a[1] = d;
+    const GeneratorInput in = gige_input(lf, 48, a);
+    const AutoVerdict v =
+        choose_for_arrivals(Collective::allreduce, in, prepare, kAutoMinGainAllreduce);
+    ASSERT_NE(v.algo, nullptr) << d;
+    EXPECT_STREQ(v.algo->name, "late-fold") << d;
+    EXPECT_EQ(choose_allreduce(count, true, in, prepare), v.algo);
+  }
+  for (int k : {2, 4}) {  // k-late at 100 ms
+    std::vector<double> a(48, 0.0);
+    for (int i = 0; i < k; ++i) a[7 * i + 2] = 0.1;
+    const AlgorithmInfo* chosen = choose_allreduce(count, true, gige_input(lf, 48, a), prepare);
+    ASSERT_NE(chosen, nullptr) << k;
+    EXPECT_STREQ(chosen->name, "late-fold") << k;
+  }
+  // Together, or within one message of each other: the MPI library's collective.
+  for (double d : {0.0, 0.01}) {
+    std::vector<double> a(48, 0.0);
+    a[1] = d;
+    EXPECT_EQ(choose_allreduce(count, true, gige_input(lf, 48, a), prepare), nullptr) << d;
+  }
+  // Reduce: the same rule, with reduce's margin over the MPI library's best case (only the root
+  // waits); without the margin, whichever arrival-aware row the model prefers.
+  for (double d : {0.0, 0.1}) {
+    std::vector<double> a(48, 0.0);
+    a[5] = d;
+    const GeneratorInput in = gige_input(algo(Collective::reduce), 48, a, 5);
+    const AutoVerdict v = choose_for_arrivals(Collective::reduce, in, prepare, kAutoMinGainReduce);
+    if (d == 0.0) {
+      EXPECT_EQ(v.algo, nullptr);
+    }
+    ASSERT_TRUE(v.algo == nullptr || v.native_elapsed - v.aware_elapsed >=
+                                         kAutoMinGainReduce * v.balanced_time);
+  }
+}
+
+// The worked example of docs/algorithms.md ("late-fold: a worked example"): p = 4, a block of
+// the 4-block split costs tau (alpha = 0), rank 0 late by 8 tau.
+TEST(LateFold, WorkedExample) {
+  const AlgorithmInfo& lf = algo(Collective::allreduce);
+  const AlgorithmInfo& prr = *find_algorithm(Collective::allreduce, "prr");
+  const AlgorithmInfo& ring = *find_algorithm(Collective::allreduce, "ring");
+  GeneratorInput in;
+  in.p = 4;
+  in.bytes = 4000;
+  in.cost.alpha = 0;
+  in.cost.beta = 1e-3;  // tau = 1000 bytes
+  in.cost.gamma = 0;
+  in.arrivals = {8, 0, 0, 0};
+  auto finish = [&](const AlgorithmInfo& a, int blocks) {
+    GeneratorInput g = in;
+    g.blocks = blocks;
+    std::vector<double> f;
+    for (const RankCost& rc : evaluate_cost(generate_schedule(a, g), g.arrivals, g.cost, 4000).ranks)
+      f.push_back(rc.finish);
+    return f;
+  };
+  EXPECT_EQ(finish(ring, 4), (std::vector<double>{14, 14, 14, 14}));
+  EXPECT_EQ(finish(prr, 4), (std::vector<double>{13, 14, 14, 14}));
+  EXPECT_EQ(finish(lf, 8), (std::vector<double>{13, 13, 13, 13}));
+  const std::vector<double> f32 = finish(lf, 32);
+  for (double f : f32) EXPECT_DOUBLE_EQ(f, 12.25);
+  // With 8 blocks: the early ranks' reduce-scatter is over by 4.5 tau; then rank 0 sends block b
+  // to rank 1 (b even) or rank 2 (b odd), every half tau, and gets the result back from rank 3
+  // (b even) or rank 2 (b odd).
+  GeneratorInput g = in;
+  g.blocks = 8;
+  const Schedule s = generate_schedule(lf, g);
+  int sends = 0, recvs = 0;
+  for (const Step& st : s.ranks[0].steps)
+    for (const Op& op : s.ranks[0].ops_of(st)) {
+      const int b = op.blocks.front();
+      if (op.kind == OpKind::send) {
+        EXPECT_EQ(op.peer, b % 2 == 0 ? 1 : 2);
+        ++sends;
+      } else {
+        EXPECT_EQ(op.peer, b % 2 == 0 ? 3 : 2);
+        EXPECT_EQ(op.combine, Combine::copy);
+        ++recvs;
+      }
+    }
+  EXPECT_EQ(sends, 8);
+  EXPECT_EQ(recvs, 8);
 }
 
 }  // namespace
