@@ -14,12 +14,13 @@ namespace papcoll {
 FoldCirculant::FoldCirculant(int positions, int blocks)
     : m_(positions), n_(std::max(1, blocks)), sk_(circulant::make_skips(std::max(2, positions))) {
   nv_ = n_ + sk_.q - 1;
-  rounds_ = circulant::real_rounds(sk_.q, nv_);
+  rounds_ = m_ == 1 ? 0 : circulant::real_rounds(sk_.q, nv_);
   x_ = circulant::virtual_rounds(sk_.q, nv_);
 }
 
 std::vector<FoldCirculant::Transfer> FoldCirculant::transfers(int v) const {
   std::vector<Transfer> out;
+  if (m_ == 1) return out;
   const int q = sk_.q;
   int recvblock[circulant::kMaxQ], sendblock[circulant::kMaxQ];
   circulant::recv_schedule(sk_, v, recvblock);
@@ -70,6 +71,10 @@ ResultStream result_stream(const FoldCirculant& c, int blocks) {
   ResultStream s;
   s.round.resize(static_cast<size_t>(blocks));
   s.sender.resize(static_cast<size_t>(blocks));
+  if (c.positions() == 1) {  // no broadcast: the root itself hands each block on
+    for (int b = 0; b < blocks; ++b) s.round[b] = b;
+    return s;
+  }
   std::map<int, FoldCirculant::Timing> timing;  // the q idle senders
   auto held_before = [&](int v, int b, int t) {
     auto it = timing.find(v);
@@ -104,8 +109,7 @@ LateFoldLayout late_fold_layout(const std::vector<int>& order, int late) {
   l.late = late;
   l.root = order[p - 1];
   l.chain.assign(order.end() - late, order.end() - 1);
-  l.rank_at.push_back(l.root);
-  l.rank_at.insert(l.rank_at.end(), order.begin(), order.end() - late);
+  l.rank_at.assign(order.begin(), order.end() - late);
   l.position.assign(static_cast<size_t>(p), -1);
   for (int v = 0; v < static_cast<int>(l.rank_at.size()); ++v) l.position[l.rank_at[v]] = v;
   return l;

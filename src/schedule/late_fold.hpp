@@ -74,16 +74,16 @@ struct LateFoldPlan {
 };
 LateFoldPlan late_fold_plan(const GeneratorInput& in);
 
-// Who does what when the last `late` ranks in arrival order (late >= 1) are late: the last of
-// them is `root`, the others form the chain (in arrival order) that streams their sum into it;
-// every other rank is in the early group and has a position 1..M-1 of the circulant, in arrival
-// order (the root is position 0).
+// Who does what in the all-reduce when the last `late` ranks in arrival order (late >= 1) are late:
+// the last of them is `root`, the others form the chain (in arrival order) that streams their sum
+// into it; every other rank is in the early group and has a position 0..M-1 of the circulant in
+// arrival order, position 0 (the earliest) being the relay that the root feeds.
 struct LateFoldLayout {
   int late = 0;
   int root = -1;
   std::vector<int> chain;
-  std::vector<int> rank_at;   // position -> rank (rank_at[0] = root)
-  std::vector<int> position;  // rank -> position, -1 for chain ranks
+  std::vector<int> rank_at;   // position -> rank
+  std::vector<int> position;  // rank -> position, -1 for the root and the chain
 };
 LateFoldLayout late_fold_layout(const std::vector<int>& order, int late);
 

@@ -48,24 +48,28 @@ std::vector<int> servers(const FoldCirculant& c) {
     for (int k = 0; k < c.q(); ++k) idle_sender = idle_sender || v == c.idle_sender(k);
     (idle_sender ? busy : s).push_back(v);
   }
-  return s.empty() ? busy : s;
+  if (s.empty()) s = busy;
+  if (s.empty()) s.push_back(0);
+  return s;
 }
 
-// The rounds of the schedule (see the generator): phase 1 takes [0, T), the chain's hops start at
-// T + 1, phase 2's round t is R2 + t, the servers' messages follow the last phase-2 round.
+// The rounds of the schedule (see the generator): phase 1 takes [0, T), the chain's hops start
+// after it, phase 2's round t is R2 + t (the relay sends block t; the root hands it block t in
+// round R2 + t - 1), the servers' messages follow the last phase-2 round.
 struct Rounds {
   int64_t t1, r2, serve;
 };
 Rounds rounds_of(const FoldCirculant& c, const ResultStream& s, int late) {
   const int64_t t1 = c.rounds();
-  const int64_t r2 = t1 + late;
+  const int64_t r2 = t1 + late + 1;
   return {t1, r2, r2 + std::max<int64_t>(c.rounds(), s.round.back() + 1)};
 }
 
 // The cost model's mean elapsed time of the late-fold schedule with the last `late` ranks late,
-// estimated from its structure (estimate.hpp): phase 1 starts when E is complete and takes its
-// rounds at one reduced block each; phase 2 starts when phase 1 is done and the chain's first
-// block has reached the root, and a position finishes with its last round.
+// estimated from its structure (estimate.hpp): the reduce-scatter starts when E is complete and
+// takes its rounds at one reduced block each; the broadcast starts when the relay has its sum and
+// the root has the chain's first block, one reduced block per round (the relay's pace), and a
+// position finishes with its last round.
 double estimate_late(const GeneratorInput& in, const std::vector<int>& order,
                      const std::vector<double>& a, int late) {
   const int p = in.p, n = std::max(1, in.blocks);
@@ -83,27 +87,28 @@ double estimate_late(const GeneratorInput& in, const std::vector<int>& order,
     last = std::max(last, timing[v].last);
   }
   double s1 = -std::numeric_limits<double>::infinity();
-  for (int v = 1; v < positions; ++v) s1 = std::max(s1, a[l.rank_at[v]]);
-  const double t1_end = s1 + (positions > 2 ? (last + 1) * tr : 0.0);
+  for (int r : l.rank_at) s1 = std::max(s1, a[r]);
+  const double t1_end = s1 + (positions > 1 ? (last + 1) * tr : 0.0);
   std::vector<double> finish(static_cast<size_t>(p));
   const double chain_in = chain_estimate(l.chain, a, a[l.root], tr, n, finish);
-  const double s2 = std::max({t1_end, chain_in, a[l.root]});
-  const double round = late >= 2 ? tr : tb;  // the root's pace: its own blocks, or the chain's
-  for (int v = 1; v < positions; ++v) finish[l.rank_at[v]] = s2 + (timing[v].last + 1) * round;
+  const double s2 = std::max({t1_end, chain_in, a[l.root]}) + tr;  // block 0 at the relay
+  finish[l.rank_at[0]] = s2 + n * tr;
+  for (int v = 1; v < positions; ++v) finish[l.rank_at[v]] = s2 + (timing[v].last + 1) * tr;
   const ResultStream stream = result_stream(c, n);
-  const double streamed = s2 + (stream.round.back() + 1) * round;
+  const double streamed = s2 + (stream.round.back() + 1) * tr;
+  finish[l.root] = s2 + (n - 1) * tr;  // its last block to the relay
   if (late == 1) {
     finish[l.root] = streamed;
   } else {
-    finish[l.chain.front()] = streamed;
+    finish[l.chain.front()] = std::max(finish[l.chain.front()], streamed);
     std::vector<int> recipients(l.chain.begin() + 1, l.chain.end());
     recipients.push_back(l.root);
     const std::vector<int> serving = servers(c);
     std::vector<double> free(static_cast<size_t>(positions), 0.0);
-    const double chain_done = s2 + n * round;
     for (size_t i = 0; i < recipients.size(); ++i) {
       const int v = serving[i % serving.size()];
-      const double start = std::max({finish[l.rank_at[v]], chain_done, free[v]});
+      const double start =
+          std::max({finish[l.rank_at[v]], finish[recipients[i]], free[v]});
       free[v] = finish[recipients[i]] = finish[l.rank_at[v]] = start + whole;
     }
   }
@@ -172,6 +177,7 @@ void late_fold_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   const FoldCirculant c(static_cast<int>(l.rank_at.size()), n);
   const ResultStream stream = result_stream(c, n);
   const Rounds rd = rounds_of(c, stream, late);
+  const int relay = l.rank_at[0];
   const int stream_to = late == 1 ? l.root : l.chain.front();
   std::vector<int> recipients;  // of a server's whole result
   if (late >= 2) {
@@ -180,16 +186,16 @@ void late_fold_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   }
   const std::vector<int> serving = servers(c);
   const BlockSet all = BlockSet::range(0, n);
-  // Hop h of the chain (chain[h] -> chain[h + 1], the last into the root) carries block b in
-  // round R2 + b - (late - 1) + h, so block b reaches the root one round before it sends it.
-  auto hop_round = [&](int b, int h) { return rd.r2 + b - (late - 1) + h; };
+  // The root hands block b to the relay in round R2 + b - 1, so hop h of the chain (chain[h] ->
+  // chain[h + 1], the last one into the root) carries it in round R2 + b - 1 - (late - 1) + h.
+  auto hop_round = [&](int b, int h) { return rd.r2 + b - late + h; };
   for (int r = out.first_rank(); r < out.last_rank(); ++r) {
     const int v = l.position[r];
-    if (v == 0) {
+    if (r == l.root) {
       out.reserve(r, 3 * static_cast<size_t>(n));
       for (int b = 0; b < n; ++b) {
         if (late >= 2) out.recv(r, hop_round(b, late - 2), l.chain.back(), one(b), Combine::reduce);
-        out.send(r, rd.r2 + b, l.rank_at[c.owner(b)], one(b));
+        out.send(r, rd.r2 + b - 1, relay, one(b));
         if (late == 1)
           out.recv(r, rd.r2 + stream.round[b], l.rank_at[stream.sender[b]], one(b), Combine::copy);
       }
@@ -203,23 +209,25 @@ void late_fold_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
           out.recv(r, rd.r2 + stream.round[b], l.rank_at[stream.sender[b]], one(b), Combine::copy);
       }
     } else {
-      // Phase 1 is phase 2 backwards without the root: a forward receive from u is a send of the
-      // partial sum to u, a forward send to w a reducing receive from w.
+      // Phase 1 is the broadcast backwards: a forward receive from u is a send of the partial sum
+      // to u, a forward send to w a reducing receive from w; the relay (the broadcast's root) ends
+      // with E's sum.
       const std::vector<FoldCirculant::Transfer> ts = c.transfers(v);
-      out.reserve(r, 2 * ts.size() + 2);
+      out.reserve(r, 2 * ts.size() + 2 * static_cast<size_t>(n));
       for (auto it = ts.rbegin(); it != ts.rend(); ++it) {
         const int64_t round = rd.t1 - 1 - it->round;
         if (it->send)
           out.recv(r, round, l.rank_at[it->peer], one(it->block), Combine::reduce);
-        else if (it->peer != 0)
+        else
           out.send(r, round, l.rank_at[it->peer], one(it->block));
       }
+      if (v == 0)
+        for (int b = 0; b < n; ++b) out.recv(r, rd.r2 + b - 1, l.root, one(b), Combine::reduce);
       for (const FoldCirculant::Transfer& t : ts) {
         if (t.send)
           out.send(r, rd.r2 + t.round, l.rank_at[t.peer], one(t.block));
         else
-          out.recv(r, rd.r2 + t.round, l.rank_at[t.peer], one(t.block),
-                   t.peer == 0 ? Combine::reduce : Combine::copy);
+          out.recv(r, rd.r2 + t.round, l.rank_at[t.peer], one(t.block), Combine::copy);
       }
       for (int b = 0; b < n; ++b)
         if (stream.sender[b] == v) out.send(r, rd.r2 + stream.round[b], stream_to, one(b));
