@@ -116,15 +116,53 @@ LateFoldLayout late_fold_layout(const std::vector<int>& order, int late) {
 }
 
 double chain_estimate(const std::vector<int>& members, const std::vector<double>& a,
-                      double receiver_arrival, double hop, int blocks, std::vector<double>& finish) {
+                      double receiver_arrival, const RunClock& hop, std::vector<double>& finish) {
+  const long n = static_cast<long>(hop.before.size()) - 1;
+  const double first = hop.at(1);
   double in = -std::numeric_limits<double>::infinity();  // block 0 at the current member
   for (size_t h = 0; h < members.size(); ++h) {
     const double next = h + 1 < members.size() ? a[members[h + 1]] : receiver_arrival;
     const double start = std::max({in, a[members[h]], next});
-    finish[members[h]] = start + blocks * hop;
-    in = start + hop;
+    finish[members[h]] = start + hop.at(n);
+    in = start + first;
   }
   return in;
+}
+
+BlockRuns late_fold_runs(int fine_blocks, int p) {
+  const int fine = std::max(1, fine_blocks);
+  int q = 0;
+  while ((1LL << q) < p) ++q;
+  q = std::max(q, 1);
+  const int per = std::clamp(fine / (2 * std::max(p, 1)), 1, 4);
+  // The ramp: q blocks of each size 1, 2, 4, ... below `per`.
+  std::vector<int> ramp;
+  for (int size = 1; size < per; size *= 2)
+    for (int i = 0; i < q; ++i) ramp.push_back(size);
+  int ramp_fine = 0;
+  for (int r : ramp) ramp_fine += r;
+  BlockRuns runs;
+  runs.first.push_back(0);
+  auto add = [&](int size) { runs.first.push_back(runs.first.back() + size); };
+  if (ramp_fine >= fine) {
+    for (int b = 0; b < fine; ++b) add(1);
+    return runs;
+  }
+  for (int r : ramp) add(r);
+  for (int left = fine - ramp_fine; left > 0; left -= per) add(std::min(per, left));
+  return runs;
+}
+
+RunClock run_clock(const GeneratorInput& in, const BlockRuns& runs, bool reduced) {
+  const CostParams& c = in.cost;
+  const double per_fine = in.blocks > 0 ? in.bytes / in.blocks : in.bytes;
+  const double per_byte = c.beta + (reduced ? c.gamma : 0.0);
+  RunClock clock;
+  clock.before.assign(1, 0.0);
+  for (int i = 0; i < runs.count(); ++i)
+    clock.before.push_back(clock.before.back() + c.alpha + per_byte * per_fine * runs.size(i));
+  clock.tail = c.alpha + per_byte * per_fine * runs.size(runs.count() - 1);
+  return clock;
 }
 
 int late_fold_blocks(const GeneratorInput& in) {
@@ -132,9 +170,9 @@ int late_fold_blocks(const GeneratorInput& in) {
   if (in.cost.cores_shared || !(in.bytes > 0) || !(in.cost.alpha > 0)) return p;
   int q = 0;
   while ((1LL << q) < p) ++q;
-  // (n + c q) (alpha + beta bytes / n) is least at n = sqrt(c q beta bytes / alpha); the
-  // circulant's extra rounds are about q to 2q.
-  const double n = std::sqrt(1.5 * std::max(q, 1) * in.cost.beta * in.bytes / in.cost.alpha);
+  // (n + q) (alpha + beta bytes / n), the circulant's time, is least at n = sqrt(q beta bytes /
+  // alpha) blocks; four fine blocks per logical one (late_fold_runs).
+  const double n = 4 * std::sqrt(std::max(q, 1) * in.cost.beta * in.bytes / in.cost.alpha);
   if (!std::isfinite(n)) return p;
   const long long per_chunk = std::clamp(std::llround(n / p), 1LL, std::max(1LL, (1LL << 16) / p));
   return static_cast<int>(per_chunk * p);

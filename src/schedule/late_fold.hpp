@@ -96,12 +96,41 @@ struct ResultStream {
 };
 ResultStream result_stream(const FoldCirculant& c, int blocks);
 
+// The circulant's blocks as runs of the call's (fine) blocks. A pipelined broadcast spends its first
+// O(q) rounds filling the doubling: ranks that hold the first block forward it to several
+// neighbours in a row, with nothing to receive in between. The cost model queues those sends; a
+// network that shares a link among concurrent messages (SimGrid, TCP) delivers them all late, and
+// the lag spreads down the tree (docs/algorithms.md, "late-fold in SMPI"). Small first blocks make
+// that start cheap: logical blocks grow 1, 2, 4, ... fine blocks, q of each size, up to `per` (at
+// most 4, and fine blocks / 2p). The end is not ramped down: in lockstep a round lasts as long as
+// the largest block still travelling, so small last blocks only add rounds.
+struct BlockRuns {
+  std::vector<int> first;  // logical block i = fine blocks [first[i], first[i + 1])
+  int count() const { return static_cast<int>(first.size()) - 1; }
+  int size(int i) const { return first[i + 1] - first[i]; }
+  BlockSet set(int i) const { return BlockSet::range(first[i], first[i + 1]); }
+};
+BlockRuns late_fold_runs(int fine_blocks, int p);
+
+// Time of logical rounds under the cost model: a round carrying logical block i costs one message
+// of its bytes (plus its reduction when `reduced`); round r >= count() carries the last block's size.
+struct RunClock {
+  std::vector<double> before;  // before[i]: the rounds of blocks 0..i-1
+  double tail = 0;             // a round after the last block
+  double at(long r) const {
+    const long n = static_cast<long>(before.size()) - 1;
+    return r <= n ? before[r] : before[n] + (r - n) * tail;
+  }
+};
+RunClock run_clock(const GeneratorInput& in, const BlockRuns& runs, bool reduced);
+
 // The estimate of a pipelined chain (estimate.hpp): members in order stream n blocks, one hop of
 // `hop` seconds each, into a receiver present from `receiver_arrival`. A member's steps wait only
 // for its receives (sends are non-blocking), so the chain fills up to a missing member. Returns
-// when block 0 reaches the receiver; sets each member's finish (its last send's end).
+// when block 0 reaches the receiver; sets each member's finish (its last send's end). `hop` times
+// the blocks.
 double chain_estimate(const std::vector<int>& members, const std::vector<double>& a,
-                      double receiver_arrival, double hop, int blocks, std::vector<double>& finish);
+                      double receiver_arrival, const RunClock& hop, std::vector<double>& finish);
 
 // Blocks of late-fold: a multiple of p (so that PRR's p chunks are whole blocks), near the number
 // that balances the circulant's extra rounds against alpha per message.

@@ -72,11 +72,12 @@ Rounds rounds_of(const FoldCirculant& c, const ResultStream& s, int late) {
 // position finishes with its last round.
 double estimate_late(const GeneratorInput& in, const std::vector<int>& order,
                      const std::vector<double>& a, int late) {
-  const int p = in.p, n = std::max(1, in.blocks);
+  const int p = in.p;
   const CostParams& cp = in.cost;
-  const double block = estimate::blocks_bytes(in, 1);
-  const double tb = cp.alpha + cp.beta * block, tr = tb + cp.gamma * block;
   const double whole = cp.alpha + cp.beta * in.bytes;
+  const BlockRuns runs = late_fold_runs(in.blocks, p);
+  const int n = runs.count();
+  const RunClock tr = run_clock(in, runs, true);
   const LateFoldLayout l = late_fold_layout(order, late);
   const int positions = static_cast<int>(l.rank_at.size());
   const FoldCirculant c(positions, n);
@@ -88,15 +89,15 @@ double estimate_late(const GeneratorInput& in, const std::vector<int>& order,
   }
   double s1 = -std::numeric_limits<double>::infinity();
   for (int r : l.rank_at) s1 = std::max(s1, a[r]);
-  const double t1_end = s1 + (positions > 1 ? (last + 1) * tr : 0.0);
+  const double t1_end = s1 + (positions > 1 ? tr.at(last + 1) : 0.0);
   std::vector<double> finish(static_cast<size_t>(p));
-  const double chain_in = chain_estimate(l.chain, a, a[l.root], tr, n, finish);
-  const double s2 = std::max({t1_end, chain_in, a[l.root]}) + tr;  // block 0 at the relay
-  finish[l.rank_at[0]] = s2 + n * tr;
-  for (int v = 1; v < positions; ++v) finish[l.rank_at[v]] = s2 + (timing[v].last + 1) * tr;
+  const double chain_in = chain_estimate(l.chain, a, a[l.root], tr, finish);
+  const double s2 = std::max({t1_end, chain_in, a[l.root]}) + tr.at(1);  // block 0 at the relay
+  finish[l.rank_at[0]] = s2 + tr.at(n);
+  for (int v = 1; v < positions; ++v) finish[l.rank_at[v]] = s2 + tr.at(timing[v].last + 1);
   const ResultStream stream = result_stream(c, n);
-  const double streamed = s2 + (stream.round.back() + 1) * tr;
-  finish[l.root] = s2 + (n - 1) * tr;  // its last block to the relay
+  const double streamed = s2 + tr.at(stream.round.back() + 1);
+  finish[l.root] = s2 + tr.at(n - 1);  // its last block to the relay
   if (late == 1) {
     finish[l.root] = streamed;
   } else {
@@ -162,8 +163,6 @@ void emit_prr(const GeneratorInput& in, ScheduleSink& out) {
   }
 }
 
-BlockSet one(int b) { return BlockSet::range(b, b + 1); }
-
 }  // namespace
 
 void late_fold_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
@@ -172,7 +171,9 @@ void late_fold_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   const LateFoldPlan plan = late_fold_plan(in);
   const int late = chosen_late(in, plan);
   if (late == 0) return emit_prr(in, out);
-  const int n = std::max(1, in.blocks);
+  const BlockRuns runs = late_fold_runs(in.blocks, p);
+  const int n = runs.count();
+  auto one = [&](int b) { return runs.set(b); };
   const LateFoldLayout l = late_fold_layout(plan.prr.order, late);
   const FoldCirculant c(static_cast<int>(l.rank_at.size()), n);
   const ResultStream stream = result_stream(c, n);
@@ -185,7 +186,7 @@ void late_fold_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
     recipients.push_back(l.root);
   }
   const std::vector<int> serving = servers(c);
-  const BlockSet all = BlockSet::range(0, n);
+  const BlockSet all = BlockSet::range(0, std::max(1, in.blocks));
   // The root hands block b to the relay in round R2 + b - 1, so hop h of the chain (chain[h] ->
   // chain[h + 1], the last one into the root) carries it in round R2 + b - 1 - (late - 1) + h.
   auto hop_round = [&](int b, int h) { return rd.r2 + b - late + h; };

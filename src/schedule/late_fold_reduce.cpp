@@ -25,8 +25,6 @@ namespace {
 
 constexpr int kMaxLate = 8;
 
-BlockSet one(int b) { return BlockSet::range(b, b + 1); }
-
 // Who is where: positions of the circulant (0 = the root), the chain in arrival order, and
 // whether the root is one of the late ranks (then it is no real position of the reduce-scatter).
 struct Layout {
@@ -64,10 +62,10 @@ Rounds rounds_of(const FoldCirculant& c, int late) {
 // round apart once all late ranks are there.
 double estimate_late(const GeneratorInput& in, const std::vector<int>& order,
                      const std::vector<double>& a, int late) {
-  const int p = in.p, n = std::max(1, in.blocks), root = reduce_root(in);
-  const CostParams& cp = in.cost;
-  const double block = estimate::blocks_bytes(in, 1);
-  const double tr = cp.alpha + (cp.beta + cp.gamma) * block;
+  const int p = in.p, root = reduce_root(in);
+  const BlockRuns runs = late_fold_runs(in.blocks, p);
+  const int n = runs.count();
+  const RunClock tr = run_clock(in, runs, true);
   const Layout l = layout(order, root, late);
   const int positions = static_cast<int>(l.rank_at.size());
   std::vector<double> finish(static_cast<size_t>(p));
@@ -82,9 +80,11 @@ double estimate_late(const GeneratorInput& in, const std::vector<int>& order,
       timing[v] = c.timing(v);
       last = std::max(last, timing[v].last);
     }
-    t1_end = s1 + (last + 1) * tr;
+    // Round r of the reversal carries forward round last - r's block: time it by the forward
+    // rounds it mirrors.
+    t1_end = s1 + tr.at(last + 1);
     for (int v = 1; v < positions; ++v)
-      finish[l.rank_at[v]] = s1 + (last + 1 - timing[v].first) * tr;
+      finish[l.rank_at[v]] = s1 + tr.at(last + 1) - tr.at(timing[v].first);
   }
   finish[root] = t1_end;
   if (late == 0) return estimate::mean_elapsed(finish, a);
@@ -92,15 +92,15 @@ double estimate_late(const GeneratorInput& in, const std::vector<int>& order,
   // then to the root.
   const double receiver = l.root_late ? t1_end : a[root];
   const double chain_out =
-      l.chain.empty() ? a[root] : chain_estimate(l.chain, a, receiver, tr, n, finish);
+      l.chain.empty() ? a[root] : chain_estimate(l.chain, a, receiver, tr, finish);
   // The root takes block b one round after the later of the reduce-scatter and the chain.
   const double first = std::max({t1_end, chain_out, a[root]});
-  finish[root] = std::max(finish[root], first + n * tr);
+  finish[root] = std::max(finish[root], first + tr.at(n));
   if (l.root_late) {  // N_b hands block b to the root in round b
     const FoldCirculant c(positions, n);
     for (int b = std::max(0, n - c.q()); b < n; ++b) {
       const int owner = l.rank_at[c.owner(b)];
-      finish[owner] = std::max(finish[owner], first + (b + 1) * tr);
+      finish[owner] = std::max(finish[owner], first + tr.at(b + 1));
     }
   }
   return estimate::mean_elapsed(finish, a);
@@ -123,7 +123,9 @@ int chosen_late(const GeneratorInput& in, const LateFoldPlan& plan) {
 void late_fold_reduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   const int p = in.p, root = reduce_root(in);
   if (p == 1) return;
-  const int n = std::max(1, in.blocks);
+  const BlockRuns runs = late_fold_runs(in.blocks, p);
+  const int n = runs.count();
+  auto one = [&](int b) { return runs.set(b); };
   const LateFoldPlan plan = late_fold_plan(in);
   const int late = chosen_late(in, plan);
   const Layout l = layout(plan.prr.order, root, late);
