@@ -8,6 +8,7 @@
 #include "schedule/circulant_recv.hpp"
 #include "schedule/circulant_send.hpp"
 #include "schedule/circulant_tables.hpp"
+#include "schedule/clairvoyant/clairvoyant.hpp"
 
 namespace papcoll {
 
@@ -129,7 +130,7 @@ double chain_estimate(const std::vector<int>& members, const std::vector<double>
   return in;
 }
 
-BlockRuns late_fold_runs(int fine_blocks, int p) {
+BlockRuns late_fold_runs(int fine_blocks, int p, bool ramp_up) {
   const int fine = std::max(1, fine_blocks);
   int q = 0;
   while ((1LL << q) < p) ++q;
@@ -137,7 +138,7 @@ BlockRuns late_fold_runs(int fine_blocks, int p) {
   const int per = std::clamp(fine / (2 * std::max(p, 1)), 1, 4);
   // The ramp: q blocks of each size 1, 2, 4, ... below `per`.
   std::vector<int> ramp;
-  for (int size = 1; size < per; size *= 2)
+  for (int size = 1; ramp_up && size < per; size *= 2)
     for (int i = 0; i < q; ++i) ramp.push_back(size);
   int ramp_fine = 0;
   for (int r : ramp) ramp_fine += r;
@@ -148,8 +149,10 @@ BlockRuns late_fold_runs(int fine_blocks, int p) {
     for (int b = 0; b < fine; ++b) add(1);
     return runs;
   }
-  for (int r : ramp) add(r);
-  for (int left = fine - ramp_fine; left > 0; left -= per) add(std::min(per, left));
+  std::vector<int> sizes = ramp;
+  for (int left = fine - ramp_fine; left > 0; left -= per) sizes.push_back(std::min(per, left));
+
+  for (int size : sizes) add(size);
   return runs;
 }
 
@@ -163,6 +166,43 @@ RunClock run_clock(const GeneratorInput& in, const BlockRuns& runs, bool reduced
     clock.before.push_back(clock.before.back() + c.alpha + per_byte * per_fine * runs.size(i));
   clock.tail = c.alpha + per_byte * per_fine * runs.size(runs.count() - 1);
   return clock;
+}
+
+EarlyReduce early_reduce(const GeneratorInput& in, const BlockRuns& runs,
+                         const std::vector<int>& group, const std::vector<double>& a) {
+  const int m = static_cast<int>(group.size());
+  EarlyReduce e;
+  e.last_round.assign(static_cast<size_t>(m), -1);
+  e.ops.resize(static_cast<size_t>(m));
+  const double per_fine = in.blocks > 0 ? in.bytes / in.blocks : in.bytes;
+  const double segment = per_fine * (runs.count() > 0 ? runs.first.back() / runs.count() : 1);
+  e.round_time = in.cost.alpha + (in.cost.beta + in.cost.gamma) * segment;
+  if (!(e.round_time > 1e-12) || !std::isfinite(e.round_time)) e.round_time = 1e-12;
+  e.start = std::numeric_limits<double>::infinity();
+  for (int r : group) e.start = std::min(e.start, a[r]);
+  if (m < 2) return e;
+  clairvoyant::Instance c;
+  c.p = m;
+  c.segments = runs.count();
+  c.root = 0;
+  c.round_time = e.round_time;
+  c.arrivals.resize(static_cast<size_t>(m));
+  for (int v = 0; v < m; ++v) c.arrivals[v] = a[group[v]] - e.start;
+  const clairvoyant::Result res = clairvoyant::run(clairvoyant::default_impl(c), c);
+  e.rounds = static_cast<int64_t>(res.round_starts.size());
+  for (size_t k = 0; k < res.round_starts.size(); ++k) {
+    const size_t end = k + 1 < res.round_starts.size() ? res.round_starts[k + 1].first
+                                                       : res.transfers.size();
+    for (size_t i = res.round_starts[k].first; i < end; ++i) {
+      const clairvoyant::Transfer& t = res.transfers[i];
+      const int seg = static_cast<int>(t.segment);
+      const auto round = static_cast<int64_t>(k);
+      e.ops[t.from].push_back({round, true, group[t.to], seg, false});
+      e.ops[t.to].push_back({round, false, group[t.from], seg, t.copy != 0});
+      e.last_round[t.from] = e.last_round[t.to] = res.round_starts[k].round;
+    }
+  }
+  return e;
 }
 
 int late_fold_blocks(const GeneratorInput& in) {

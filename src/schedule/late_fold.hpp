@@ -96,21 +96,24 @@ struct ResultStream {
 };
 ResultStream result_stream(const FoldCirculant& c, int blocks);
 
-// The circulant's blocks as runs of the call's (fine) blocks. A pipelined broadcast spends its first
-// O(q) rounds filling the doubling: ranks that hold the first block forward it to several
-// neighbours in a row, with nothing to receive in between. The cost model queues those sends; a
-// network that shares a link among concurrent messages (SimGrid, TCP) delivers them all late, and
-// the lag spreads down the tree (docs/algorithms.md, "late-fold in SMPI"). Small first blocks make
-// that start cheap: logical blocks grow 1, 2, 4, ... fine blocks, q of each size, up to `per` (at
-// most 4, and fine blocks / 2p). The end is not ramped down: in lockstep a round lasts as long as
-// the largest block still travelling, so small last blocks only add rounds.
+// The circulant's blocks as runs of the call's (fine) blocks, `per` of them (at most 4, and fine
+// blocks / 2p) each. A pipelined broadcast spends its first O(q) rounds filling the doubling:
+// ranks that hold the first block forward it to several neighbours in a row, with nothing to
+// receive in between. The cost model queues those sends; a network that shares a link among
+// concurrent messages (SimGrid, TCP) delivers them all late, and the lag spreads down the tree
+// (docs/algorithms.md, "late-fold in SMPI"). With `ramp_up` the first blocks are small, so that
+// start is cheap: 1, 2, 4, ... fine blocks, q of each size, up to `per`. The time-reversed
+// broadcast (the reduce-scatter) is not ramped: small blocks where it starts (the broadcast's
+// end) made it slower in SMPI, uniform blocks match the model. Nor is the broadcast's end: in
+// lockstep a round lasts as long as the largest block still travelling, so small last blocks
+// only add rounds.
 struct BlockRuns {
   std::vector<int> first;  // logical block i = fine blocks [first[i], first[i + 1])
   int count() const { return static_cast<int>(first.size()) - 1; }
   int size(int i) const { return first[i + 1] - first[i]; }
   BlockSet set(int i) const { return BlockSet::range(first[i], first[i + 1]); }
 };
-BlockRuns late_fold_runs(int fine_blocks, int p);
+BlockRuns late_fold_runs(int fine_blocks, int p, bool ramp_up);
 
 // Time of logical rounds under the cost model: a round carrying logical block i costs one message
 // of its bytes (plus its reduction when `reduced`); round r >= count() carries the last block's size.
@@ -123,6 +126,32 @@ struct RunClock {
   }
 };
 RunClock run_clock(const GeneratorInput& in, const BlockRuns& runs, bool reduced);
+
+// The early group's reduce while the late ranks compute: Clairvoyant (Proficz & Ocetkiewicz's
+// greedy, src/schedule/clairvoyant/) over the ranks `group` (group[0] its root) with their
+// arrivals, on `runs` as its segments. The time-reversed circulant broadcast is as fast in the cost
+// model, but under SimGrid's link sharing it took up to 1.7 times the model's time while
+// Clairvoyant's matched it (docs/algorithms.md, "late-fold in SMPI").
+struct EarlyReduce {
+  struct Op {
+    int64_t round;  // 0 .. rounds - 1
+    bool send;
+    int peer;   // a rank
+    int block;  // a logical block (segment) of `runs`
+    bool copy;  // a receive that overwrites
+  };
+  int64_t rounds = 0;     // rounds that hold a transfer
+  double round_time = 0;  // d: one segment sent and reduced
+  double start = 0;       // the earliest arrival in the group (round 0 starts there)
+  std::vector<int64_t> last_round;  // per group position: the last round it takes part in, -1
+  std::vector<std::vector<Op>> ops; // per group position
+  // When position v is done: start + (last_round[v] + 1) d.
+  double done(int v) const {
+    return start + static_cast<double>(last_round[v] + 1) * round_time;
+  }
+};
+EarlyReduce early_reduce(const GeneratorInput& in, const BlockRuns& runs,
+                         const std::vector<int>& group, const std::vector<double>& a);
 
 // The estimate of a pipelined chain (estimate.hpp): members in order stream n blocks, one hop of
 // `hop` seconds each, into a receiver present from `receiver_arrival`. A member's steps wait only

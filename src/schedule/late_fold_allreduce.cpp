@@ -59,8 +59,9 @@ std::vector<int> servers(const FoldCirculant& c) {
 struct Rounds {
   int64_t t1, r2, serve;
 };
-Rounds rounds_of(const FoldCirculant& c, const ResultStream& s, int late) {
-  const int64_t t1 = c.rounds();
+Rounds rounds_of(const EarlyReduce& early, const FoldCirculant& c, const ResultStream& s,
+                 int late) {
+  const int64_t t1 = early.rounds;
   const int64_t r2 = t1 + late + 1;
   return {t1, r2, r2 + std::max<int64_t>(c.rounds(), s.round.back() + 1)};
 }
@@ -75,21 +76,16 @@ double estimate_late(const GeneratorInput& in, const std::vector<int>& order,
   const int p = in.p;
   const CostParams& cp = in.cost;
   const double whole = cp.alpha + cp.beta * in.bytes;
-  const BlockRuns runs = late_fold_runs(in.blocks, p);
+  const BlockRuns runs = late_fold_runs(in.blocks, p, true);
   const int n = runs.count();
   const RunClock tr = run_clock(in, runs, true);
   const LateFoldLayout l = late_fold_layout(order, late);
   const int positions = static_cast<int>(l.rank_at.size());
   const FoldCirculant c(positions, n);
   std::vector<FoldCirculant::Timing> timing(static_cast<size_t>(positions));
-  int last = n - 1;
-  for (int v = 1; v < positions; ++v) {
-    timing[v] = c.timing(v);
-    last = std::max(last, timing[v].last);
-  }
-  double s1 = -std::numeric_limits<double>::infinity();
-  for (int r : l.rank_at) s1 = std::max(s1, a[r]);
-  const double t1_end = s1 + (positions > 1 ? tr.at(last + 1) : 0.0);
+  for (int v = 1; v < positions; ++v) timing[v] = c.timing(v);
+  const EarlyReduce early = early_reduce(in, late_fold_runs(in.blocks, p, false), l.rank_at, a);
+  const double t1_end = positions > 1 ? early.done(0) : a[l.rank_at[0]];
   std::vector<double> finish(static_cast<size_t>(p));
   const double chain_in = chain_estimate(l.chain, a, a[l.root], tr, finish);
   const double s2 = std::max({t1_end, chain_in, a[l.root]}) + tr.at(1);  // block 0 at the relay
@@ -171,13 +167,18 @@ void late_fold_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   const LateFoldPlan plan = late_fold_plan(in);
   const int late = chosen_late(in, plan);
   if (late == 0) return emit_prr(in, out);
-  const BlockRuns runs = late_fold_runs(in.blocks, p);
+  // Phase 2 runs the broadcast with small first blocks, phase 1 its reversal with uniform ones
+  // (late_fold_runs).
+  const BlockRuns runs = late_fold_runs(in.blocks, p, true), runs1 = late_fold_runs(in.blocks, p, false);
   const int n = runs.count();
   auto one = [&](int b) { return runs.set(b); };
+  auto one1 = [&](int b) { return runs1.set(b); };
   const LateFoldLayout l = late_fold_layout(plan.prr.order, late);
-  const FoldCirculant c(static_cast<int>(l.rank_at.size()), n);
+  const int positions = static_cast<int>(l.rank_at.size());
+  const FoldCirculant c(positions, n);
+  const EarlyReduce early = early_reduce(in, runs1, l.rank_at, plan.quantised);
   const ResultStream stream = result_stream(c, n);
-  const Rounds rd = rounds_of(c, stream, late);
+  const Rounds rd = rounds_of(early, c, stream, late);
   const int relay = l.rank_at[0];
   const int stream_to = late == 1 ? l.root : l.chain.front();
   std::vector<int> recipients;  // of a server's whole result
@@ -210,17 +211,14 @@ void late_fold_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
           out.recv(r, rd.r2 + stream.round[b], l.rank_at[stream.sender[b]], one(b), Combine::copy);
       }
     } else {
-      // Phase 1 is the broadcast backwards: a forward receive from u is a send of the partial sum
-      // to u, a forward send to w a reducing receive from w; the relay (the broadcast's root) ends
-      // with E's sum.
+      // Phase 1: the early group's reduce to the relay.
       const std::vector<FoldCirculant::Transfer> ts = c.transfers(v);
-      out.reserve(r, 2 * ts.size() + 2 * static_cast<size_t>(n));
-      for (auto it = ts.rbegin(); it != ts.rend(); ++it) {
-        const int64_t round = rd.t1 - 1 - it->round;
-        if (it->send)
-          out.recv(r, round, l.rank_at[it->peer], one(it->block), Combine::reduce);
+      out.reserve(r, early.ops[v].size() + ts.size() + 2 * static_cast<size_t>(n));
+      for (const EarlyReduce::Op& op : early.ops[v]) {
+        if (op.send)
+          out.send(r, op.round, op.peer, one1(op.block));
         else
-          out.send(r, round, l.rank_at[it->peer], one(it->block));
+          out.recv(r, op.round, op.peer, one1(op.block), op.copy ? Combine::copy : Combine::reduce);
       }
       if (v == 0)
         for (int b = 0; b < n; ++b) out.recv(r, rd.r2 + b - 1, l.root, one(b), Combine::reduce);
