@@ -22,8 +22,10 @@ if [[ "${PAPCOLL_SKIP_SANITIZERS:-0}" != 1 ]]; then
   # verifying every generator for every p up to 64: 200 s under ASan) already ran above and are
   # left out here to keep the suite under 15 minutes on 2 cores.
   echo "== sanitizer build (address,undefined)"
+  # test_monitor_lifecycle and test_monitor_concurrent_free: monitor handles freed, stale, garbage
+  # and freed while another thread is inside a collective using them (use-after-free checks).
   asan_mpi_tests=(test_allreduce test_allreduce_errors test_allreduce_types test_executor test_reduce
-                  test_bcast test_allgatherv)
+                  test_bcast test_allgatherv test_monitor_lifecycle test_monitor_concurrent_free)
   if [[ ! -f build-asan/build.ninja ]]; then
     cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPAPCOLL_SANITIZE=address,undefined \
       >/dev/null
@@ -34,13 +36,13 @@ if [[ "${PAPCOLL_SKIP_SANITIZERS:-0}" != 1 ]]; then
     --gtest_filter='All/AllreduceGenerators.*:Verifier.*:CostModel.*:ImbalanceAware.*:SinglePort.*:Predictor.*:HistoryTable.*:Estimate.*:Sanitize.*:PatternError.*:ReduceRegistry.*:CirculantTables.*:BcastBaselines.*:AllgathervBaselines.*:LinkModel*:ScatterGather*-*VerifyForEveryPAndDefaultBlocks*:BcastBaselines.Verify'
   # Open MPI's own allocations are reported as leaks at exit, so leak checking is off for MPI runs.
   (cd build-asan && ASAN_OPTIONS=detect_leaks=0 \
-    ctest --output-on-failure --timeout 300 -j 2 -R '^test_(allreduce|allreduce_errors|allreduce_types|executor|reduce|bcast|allgatherv)_np(1|2|3|4)$')
+    ctest --output-on-failure --timeout 300 -j 2 -R '^test_(allreduce|allreduce_errors|allreduce_types|executor|reduce|bcast|allgatherv|monitor_lifecycle|monitor_concurrent_free)_np(1|2|3|4)$')
 fi
 
 if [[ "${PAPCOLL_SKIP_SANITIZERS:-0}" != 1 && "${PAPCOLL_SKIP_TSAN:-0}" != 1 ]]; then
   echo "== sanitizer build (thread): the library and the monitor tests"
   monitor_tests=(test_monitor test_monitor_agreement test_monitor_lifecycle test_monitor_finalize
-                 test_monitor_nothread)
+                 test_monitor_nothread test_monitor_concurrent_free)
   if [[ ! -f build-tsan/build.ninja ]]; then
     cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPAPCOLL_SANITIZE=thread \
       >/dev/null

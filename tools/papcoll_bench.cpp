@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -71,9 +72,9 @@ struct CaseParams {
 class OpCase {
  public:
   virtual ~OpCase() = default;
-  // Fig. 9 line 2 plus the reference of line 17: fresh random input for this rank, and the
-  // expected output computed with plain MPI. Collective over the communicator.
-  virtual void generate(std::uint64_t data_seed) = 0;
+  // Fig. 9 line 2 plus the reference of line 17: fresh random input for this rank, and (when
+  // `reference`) the expected output computed with plain MPI. Collective over the communicator.
+  virtual void generate(std::uint64_t data_seed, bool reference) = 0;
   // Poisons the output buffer so an algorithm that skips part of it is caught. Local.
   virtual void reset_output() = 0;
   // The timed call (Fig. 9 line 15). "native" means the MPI library's own collective. Returns
@@ -82,6 +83,28 @@ class OpCase {
   // Output vs the reference (Fig. 9 line 17). Local.
   virtual bool check() const = 0;
 };
+
+// The cases' buffers come from malloc, not operator new: under SimGrid SMPI (compiled with
+// smpicxx, whose helpers header turns malloc into SMPI's) an allocation above
+// --cfg=smpi/auto-shared-malloc-thresh is then folded onto memory shared by every simulated rank,
+// which is what lets 1M-float runs fit at 512 and 1024 ranks (docs/smpi.md, "Scale").
+template <class T>
+struct MallocAllocator {
+  using value_type = T;
+  MallocAllocator() = default;
+  template <class U>
+  MallocAllocator(const MallocAllocator<U>&) {}
+  T* allocate(std::size_t n) {
+    void* p = malloc(n * sizeof(T) > 0 ? n * sizeof(T) : 1);
+    if (p == nullptr) throw std::bad_alloc();
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, std::size_t) { free(p); }
+  template <class U>
+  bool operator==(const MallocAllocator<U>&) const { return true; }
+};
+template <class T>
+using Buffer = std::vector<T, MallocAllocator<T>>;
 
 template <class T>
 MPI_Datatype mpi_type() {
@@ -99,12 +122,13 @@ class AllreduceCase final : public OpCase {
     if constexpr (std::is_floating_point_v<T>) abs_ref_.resize(n_);
   }
 
-  void generate(std::uint64_t data_seed) override {
+  void generate(std::uint64_t data_seed, bool reference) override {
     Rng rng{data_seed};
     for (T& x : send_) {
       if constexpr (std::is_floating_point_v<T>) x = static_cast<T>(2.0 * rng.uniform01() - 1.0);
       else x = static_cast<T>(static_cast<long>(rng.next() % 2001) - 1000);
     }
+    if (!reference) return;
     MPI_Allreduce(send_.data(), ref_.data(), cp_.count, mpi_type<T>(), MPI_SUM, cp_.comm);
     if constexpr (std::is_floating_point_v<T>) {
       // Error bound of a float sum in any order: proportional to the sum of |x| over ranks.
@@ -149,7 +173,7 @@ class AllreduceCase final : public OpCase {
  private:
   CaseParams cp_;
   size_t n_;
-  std::vector<T> send_, recv_, ref_, abs_ref_;
+  Buffer<T> send_, recv_, ref_, abs_ref_;
 };
 
 // Reduce to rank 0 (MPI_SUM). Only the root has an output buffer: the others pass recvbuf = NULL,
@@ -168,12 +192,13 @@ class ReduceCase final : public OpCase {
     }
   }
 
-  void generate(std::uint64_t data_seed) override {
+  void generate(std::uint64_t data_seed, bool reference) override {
     Rng rng{data_seed};
     for (T& x : send_) {
       if constexpr (std::is_floating_point_v<T>) x = static_cast<T>(2.0 * rng.uniform01() - 1.0);
       else x = static_cast<T>(static_cast<long>(rng.next() % 2001) - 1000);
     }
+    if (!reference) return;
     MPI_Reduce(send_.data(), out(ref_), cp_.count, mpi_type<T>(), MPI_SUM, kRoot, cp_.comm);
     if constexpr (std::is_floating_point_v<T>) {
       for (size_t i = 0; i < n_; ++i) abs_send_[i] = std::abs(send_[i]);
@@ -217,17 +242,17 @@ class ReduceCase final : public OpCase {
 
  private:
   // The receive buffer of a call: the vector at the root, NULL elsewhere.
-  T* out(std::vector<T>& v) const { return root_ ? v.data() : nullptr; }
+  T* out(Buffer<T>& v) const { return root_ ? v.data() : nullptr; }
 
   CaseParams cp_;
   size_t n_;
   bool root_;
-  std::vector<T> send_, recv_, ref_, abs_send_, abs_ref_;
+  Buffer<T> send_, recv_, ref_, abs_send_, abs_ref_;
 };
 
 // Fresh random values (the data of every case): floats in [-1, 1), integers in [-1000, 1000].
 template <class T>
-void fill_random(std::vector<T>& v, std::uint64_t data_seed) {
+void fill_random(Buffer<T>& v, std::uint64_t data_seed) {
   Rng rng{data_seed};
   for (T& x : v) {
     if constexpr (std::is_floating_point_v<T>) x = static_cast<T>(2.0 * rng.uniform01() - 1.0);
@@ -236,7 +261,7 @@ void fill_random(std::vector<T>& v, std::uint64_t data_seed) {
 }
 
 template <class T>
-void poison(std::vector<T>& v) {
+void poison(Buffer<T>& v) {
   const T bad = std::numeric_limits<T>::has_quiet_NaN ? std::numeric_limits<T>::quiet_NaN()
                                                       : std::numeric_limits<T>::min();
   std::fill(v.begin(), v.end(), bad);
@@ -253,9 +278,9 @@ class BcastCase final : public OpCase {
       : cp_(cp), root_(cp.rank == kRoot), buf_(static_cast<size_t>(cp.count)),
         ref_(static_cast<size_t>(cp.count)) {}
 
-  void generate(std::uint64_t data_seed) override {
+  void generate(std::uint64_t data_seed, bool reference) override {
     if (root_) fill_random(ref_, data_seed);
-    MPI_Bcast(ref_.data(), static_cast<int>(cp_.count), mpi_type<T>(), kRoot, cp_.comm);
+    if (reference) MPI_Bcast(ref_.data(), static_cast<int>(cp_.count), mpi_type<T>(), kRoot, cp_.comm);
     if (root_) buf_ = ref_;
   }
   void reset_output() override {
@@ -277,7 +302,7 @@ class BcastCase final : public OpCase {
  private:
   CaseParams cp_;
   bool root_;
-  std::vector<T> buf_, ref_;
+  Buffer<T> buf_, ref_;
 };
 
 // All-gatherv of --size elements in all, split by --shape (regular: equal portions, irregular:
@@ -294,8 +319,9 @@ class AllgathervCase final : public OpCase {
     ref_.resize(static_cast<size_t>(cp.count));
   }
 
-  void generate(std::uint64_t data_seed) override {
+  void generate(std::uint64_t data_seed, bool reference) override {
     fill_random(send_, data_seed);
+    if (!reference) return;
     MPI_Allgatherv(send_.data(), counts_[cp_.rank], mpi_type<T>(), ref_.data(), counts_.data(),
                    displs_.data(), mpi_type<T>(), cp_.comm);
   }
@@ -335,7 +361,7 @@ class AllgathervCase final : public OpCase {
 
   CaseParams cp_;
   std::vector<int> counts_, displs_;
-  std::vector<T> send_, recv_, ref_;
+  Buffer<T> send_, recv_, ref_;
 };
 
 // Scatterv from rank 0 of --size elements in all, split by --counts-dist (proportional_counts of
@@ -355,8 +381,9 @@ class ScattervCase final : public OpCase {
     ref_.resize(recv_.size());
   }
 
-  void generate(std::uint64_t data_seed) override {
+  void generate(std::uint64_t data_seed, bool reference) override {
     if (root_) fill_random(send_, data_seed);
+    if (!reference) return;
     MPI_Scatterv(send_.data(), counts_.data(), displs_.data(), mpi_type<T>(), ref_.data(),
                  counts_[cp_.rank], mpi_type<T>(), kRoot, cp_.comm);
   }
@@ -379,7 +406,7 @@ class ScattervCase final : public OpCase {
   CaseParams cp_;
   bool root_;
   std::vector<int> counts_, displs_;
-  std::vector<T> send_, recv_, ref_;
+  Buffer<T> send_, recv_, ref_;
 };
 
 // Gatherv to rank 0 of --size elements in all, split by --counts-dist, packed in rank order; only
@@ -400,8 +427,9 @@ class GathervCase final : public OpCase {
     }
   }
 
-  void generate(std::uint64_t data_seed) override {
+  void generate(std::uint64_t data_seed, bool reference) override {
     fill_random(send_, data_seed);
+    if (!reference) return;
     MPI_Gatherv(send_.data(), counts_[cp_.rank], mpi_type<T>(), ref_.data(), counts_.data(),
                 displs_.data(), mpi_type<T>(), kRoot, cp_.comm);
   }
@@ -424,7 +452,7 @@ class GathervCase final : public OpCase {
   CaseParams cp_;
   bool root_;
   std::vector<int> counts_, displs_;
-  std::vector<T> send_, recv_, ref_;
+  Buffer<T> send_, recv_, ref_;
 };
 
 template <template <class> class Case>
@@ -799,7 +827,8 @@ int main(int argc, char** argv) {
         const int iteration = step - opt.warmup;  // negative: warm-up, discarded
         op_case->generate(stream_seed(opt.seed, kPurposeData, static_cast<std::uint64_t>(rank),
                                       static_cast<std::uint64_t>(cfg_index),
-                                      static_cast<std::uint64_t>(step)));
+                                      static_cast<std::uint64_t>(step)),
+                          opt.check);
         const std::vector<double> half = half_times_ms(
             opt, max_delay, p,
             stream_seed(opt.seed, kPurposeDelay, static_cast<std::uint64_t>(cfg_index),
@@ -869,7 +898,7 @@ int main(int argc, char** argv) {
           if (mon != nullptr && pat != PatMode::oracle &&
               papcoll_monitor_pattern(mon, used.data(), p, &source) != 0)
             have_pattern = false;
-          const bool ok = rc == PAPCOLL_SUCCESS && op_case->check();
+          const bool ok = rc == PAPCOLL_SUCCESS && (!opt.check || op_case->check());
           if (rc != PAPCOLL_SUCCESS) {
             const std::string msg = papcoll_last_error();
             std::fprintf(stderr, "papcoll-bench: rank %d: %s algorithm '%s' failed: %s: %s\n",

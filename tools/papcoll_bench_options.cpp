@@ -63,6 +63,8 @@ const char* const kUsage =
     "  --seed S                seed of the data and of the shared random delays (default 1)\n"
     "  --json FILE             also write the results as JSON to FILE (rank 0)\n"
     "  --quiet                 no progress lines on stderr\n"
+    "  --no-check              timing only: no reference collective and no output check per\n"
+    "                          iteration (large simulations with folded buffers, docs/smpi.md)\n"
     "  --help                  this text\n"
     "Exit status: 0 ok, 1 a result was incorrect or papcoll returned an error, 2 bad usage.\n";
 
@@ -267,6 +269,10 @@ ParseResult parse_bench_options(int argc, const char* const* argv, BenchOptions&
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
     if (flag == "--help" || flag == "-h") return ParseResult{ParseResult::help, ""};
+    if (flag == "--no-check") {
+      out.check = false;
+      continue;
+    }
     if (flag == "--quiet") {
       out.quiet = true;
       continue;

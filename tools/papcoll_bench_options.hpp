@@ -59,6 +59,10 @@ struct BenchOptions {
   std::uint64_t seed = 1;
   std::string json_path;  // empty: no JSON
   bool quiet = false;
+  // --no-check: no reference collective per iteration and no output check (timing only): for
+  // large simulations whose buffers SimGrid folds (--cfg=smpi/auto-shared-malloc-thresh), where
+  // the data is meaningless anyway.
+  bool check = true;
 };
 
 struct ParseResult {

@@ -124,7 +124,8 @@ void print_header(std::ostream& os, const RunInfo& info) {
      << " iters=" << o.iters << " warmup=" << o.warmup
      << " compute=" << format_ms(o.compute_ms) << "ms blocks="
      << (o.blocks > 0 ? std::to_string(o.blocks) : std::string("default")) << " seed=" << o.seed
-     << "\n"
+     << (o.check ? "" : " no-check") << "\n"
+     << (o.check ? "" : "# --no-check: outputs not checked (the correct column means: no error)\n")
      << "# algorithms: " << join(o.algorithms) << "; MPI thread level "
      << info.thread_level << "\n"
      << "# interleaved: every iteration runs each algorithm in turn, each after its own barriers\n"
@@ -202,6 +203,7 @@ void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigR
   for (const long long n : o.sizes) w.value(n);
   w.end_array();
   w.field("dtype", dtype_name(o.dtype)).field("mode", delay_mode_label(o.mode, o.late_count));
+  w.field("checked", o.check);
   late_ranks_field(w, o);
   if (o.op == "allgatherv") w.field("shape", shape_name(o.shape));
   if (o.op == "scatterv" || o.op == "gatherv")

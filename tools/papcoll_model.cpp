@@ -8,12 +8,15 @@
 #include <cerrno>
 #include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <new>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -272,6 +275,55 @@ int homogeneous(const Args& a) {
   return 0;
 }
 
+struct LinkStats {
+  double min = 0, median = 0, max = 0;
+};
+
+// Min, max and the upper median (element n/2 of the sorted off-diagonal values, as sorting them
+// would give) of one parameter over the ordered pairs, in constant memory: link values are finite
+// and not negative, so their bit patterns order like the values, and the median is found one byte
+// of the pattern at a time (8 counting passes over the pairs).
+LinkStats link_stats(const LinkModel& m, double (LinkModel::*value)(int, int) const) {
+  const int p = m.p();
+  LinkStats st;
+  if (m.is_homogeneous()) {
+    st.min = st.median = st.max = (m.*value)(0, 1);
+    return st;
+  }
+  auto for_each_pair = [&](auto&& f) {
+    for (int i = 0; i < p; ++i)
+      for (int j = 0; j < p; ++j)
+        if (i != j) f((m.*value)(i, j));
+  };
+  st.min = INFINITY;
+  st.max = -INFINITY;
+  for_each_pair([&](double v) {
+    st.min = std::min(st.min, v);
+    st.max = std::max(st.max, v);
+  });
+  auto bits = [](double v) {
+    v += 0.0;  // -0 as +0: a set sign bit would order it above every positive value
+    std::uint64_t b;
+    std::memcpy(&b, &v, sizeof b);
+    return b;
+  };
+  long long rank = static_cast<long long>(p) * (p - 1) / 2;  // the element wanted, 0-based
+  std::uint64_t prefix = 0;
+  for (int shift = 56; shift >= 0; shift -= 8) {
+    const std::uint64_t high_mask = shift == 56 ? 0 : ~std::uint64_t{0} << (shift + 8);
+    long long count[256] = {};
+    for_each_pair([&](double v) {
+      const std::uint64_t b = bits(v);
+      if ((b & high_mask) == prefix) ++count[(b >> shift) & 0xFF];
+    });
+    int byte = 0;
+    while (rank >= count[byte]) rank -= count[byte++];
+    prefix |= static_cast<std::uint64_t>(byte) << shift;
+  }
+  std::memcpy(&st.median, &prefix, sizeof prefix);
+  return st;
+}
+
 int show(const Args& a) {
   if (a.file.empty()) {
     std::cerr << "papcoll-model: show needs a FILE\n" << kUsage;
@@ -293,20 +345,16 @@ int show(const Args& a) {
   std::cout << a.file << ": valid, p=" << p << ", "
             << (m.is_homogeneous() ? "homogeneous" : "per-pair links") << "\n";
   if (p < 2) return 0;
-  std::vector<double> alphas, betas;
-  for (int i = 0; i < p; ++i)
-    for (int j = 0; j < p; ++j)
-      if (i != j) {
-        alphas.push_back(m.alpha(i, j));
-        betas.push_back(m.beta(i, j));
-      }
-  auto summary = [](std::vector<double> v, const char* name, const char* unit) {
-    std::sort(v.begin(), v.end());
-    std::cout << "  " << name << " [" << unit << "]: min " << format_g(v.front()) << ", median "
-              << format_g(v[v.size() / 2]) << ", max " << format_g(v.back()) << "\n";
+  // Summaries straight from the model, with no copy of its p x p values (p may be 65536 for a
+  // homogeneous model, 4096 for per-pair links).
+  auto summary = [&](double (LinkModel::*value)(int, int) const, const char* name,
+                     const char* unit) {
+    const LinkStats st = link_stats(m, value);
+    std::cout << "  " << name << " [" << unit << "]: min " << format_g(st.min) << ", median "
+              << format_g(st.median) << ", max " << format_g(st.max) << "\n";
   };
-  summary(alphas, "alpha", "s");
-  summary(betas, "beta", "s/byte");
+  summary(&LinkModel::alpha, "alpha", "s");
+  summary(&LinkModel::beta, "beta", "s/byte");
   if (m.is_homogeneous() || p > 16) return 0;
   std::cout << "  latency alpha(i, j) in microseconds / bandwidth 1/beta(i, j) in MB/s (row i "
                "sends to column j):\n";
@@ -328,7 +376,7 @@ int show(const Args& a) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   const Args a = parse_args(argc, argv);
   if (a.command == "--help" || a.command == "-h" || a.command == "help") {
     std::cout << kUsage;
@@ -347,4 +395,25 @@ int main(int argc, char** argv) {
   if (a.command == "show") return show(a);
   std::cerr << "papcoll-model: unknown command '" << a.command << "'\n" << kUsage;
   return 2;
+}
+
+// No exception ends the program with a signal: it is reported and the exit status is 1 (under
+// mpirun, after MPI_Init, MPI_Abort ends the other ranks too rather than leave them waiting).
+int main(int argc, char** argv) {
+  std::string error;
+  try {
+    return run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    error = "out of memory";
+  } catch (const std::exception& e) {
+    error = std::string("internal error: ") + e.what();
+  } catch (...) {
+    error = "internal error: unknown exception";
+  }
+  std::cerr << "papcoll-model: " << error << "\n";
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (initialized && !finalized) MPI_Abort(MPI_COMM_WORLD, 1);
+  return 1;
 }

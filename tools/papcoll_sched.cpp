@@ -5,9 +5,11 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <new>
 #include <optional>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -61,6 +63,22 @@ const char* kUsage =
   std::exit(2);
 }
 
+// Limits that keep one command's memory bounded (docs/papcoll-sched.md, "Limits"). A schedule
+// holds about p * B operations (B blocks, p for most algorithms by default): p * B <= 2^20 keeps
+// show, verify and cost under about 1 GB (ring at p = 1024: 1.0 GB, 40 s on the project's VM).
+constexpr int kMaxScheduleP = 1024;
+constexpr long long kMaxScheduleWork = 1LL << 20;
+// bench clairvoyant: P * N <= 2^24 (about 400 MB for the segment tree).
+constexpr long long kMaxClairvoyantWork = 1LL << 24;
+constexpr int kMaxRandomArrivals = 100000;
+constexpr int kMaxRuns = 100000;
+constexpr int kMaxThreads = 256;
+// time generates one rank's part of a schedule, O(p + blocks) for every algorithm.
+constexpr int kMaxTimeP = 1 << 20;
+constexpr int kMaxCalls = 1000000;
+// Bytes as a double that still converts to int64_t exactly.
+constexpr double kMaxBytes = 9007199254740992.0;  // 2^53
+
 struct Range {
   int lo = 0, hi = 0;
 };
@@ -93,6 +111,54 @@ double parse_double(const std::string& flag, const std::string& v) {
   } catch (const std::exception&) {
     usage_error(flag + " needs a finite number, got '" + v + "'");
   }
+}
+
+// One integer in [lo, hi], else a usage error that names the range.
+long long parse_int(const std::string& flag, const std::string& v, long long lo, long long hi) {
+  long long x = 0;
+  try {
+    size_t used = 0;
+    x = std::stoll(v, &used);
+    if (used != v.size()) throw std::invalid_argument(v);
+  } catch (const std::exception&) {
+    usage_error(flag + " needs an integer in " + std::to_string(lo) + ".." + std::to_string(hi) +
+                ", got '" + v + "'");
+  }
+  if (x < lo || x > hi)
+    usage_error(flag + " must be in " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " +
+                v);
+  return x;
+}
+
+// A seed: any unsigned 64-bit integer.
+uint64_t parse_seed(const std::string& flag, const std::string& v) {
+  try {
+    size_t used = 0;
+    if (v.empty() || v[0] == '-') throw std::invalid_argument(v);
+    const unsigned long long x = std::stoull(v, &used);
+    if (used != v.size()) throw std::invalid_argument(v);
+    return x;
+  } catch (const std::exception&) {
+    usage_error(flag + " needs an integer in 0..18446744073709551615, got '" + v + "'");
+  }
+}
+
+// --p as a count of ranks (or, with `range`, P1..P2) within 1..max.
+Range parse_p(const std::string& v, bool range, int max = kMaxScheduleP) {
+  const Range r = parse_range("--p", v);
+  if (r.lo < 1) usage_error("--p must be at least 1");
+  if ((range ? r.hi : r.lo) > max)
+    usage_error("--p must be at most " + std::to_string(max) +
+                " (a schedule's memory grows with p * blocks; docs/papcoll-sched.md, Limits)");
+  return range ? r : Range{r.lo, r.lo};
+}
+
+// --blocks B or B1..B2, each at least 1 (the p * blocks limit is checked with p in input_of).
+Range parse_blocks(const std::string& v) {
+  const Range r = parse_range("--blocks", v);
+  if (r.lo < 1) usage_error("--blocks must be at least 1");
+  if (r.hi > kMaxScheduleWork) usage_error("--blocks must be at most 2^20");
+  return r;
 }
 
 std::vector<double> parse_list(const std::string& flag, const std::string& v) {
@@ -240,12 +306,15 @@ GeneratorInput input_of(const Args& a, const AlgorithmInfo& info, int p, int blo
   in.p = p;
   // For allgatherv --blocks is per rank (origin o owns the global blocks o*n .. o*n+n-1).
   const int per = info.collective == Collective::allgatherv ? p : 1;
-  if (blocks > 0 && static_cast<long long>(blocks) * per > (1 << 26))
-    usage_error("--blocks is too large for p=" + std::to_string(p));
-  in.blocks = blocks > 0 ? blocks * per : default_blocks_for(info, p);
-  in.root = a.has("--root") && a.get("--root") != "all" ? parse_range("--root", a.get("--root")).lo
-                                                          : -1;
-  if (in.root >= p) usage_error("--root must be below p=" + std::to_string(p));
+  const long long total_blocks =
+      blocks > 0 ? static_cast<long long>(blocks) * per : default_blocks_for(info, p);
+  if (total_blocks > kMaxScheduleWork)
+    usage_error("--blocks: " + std::to_string(total_blocks) + " blocks in all are more than 2^20" +
+                (per > 1 ? " (allgatherv: p * --blocks)" : ""));
+  in.blocks = static_cast<int>(total_blocks);
+  in.root = a.has("--root") && a.get("--root") != "all"
+                ? static_cast<int>(parse_int("--root", a.get("--root"), 0, p - 1))
+                : -1;
   if (a.has("--arrivals")) {
     in.arrivals = parse_list("--arrivals", a.get("--arrivals"));
     if (static_cast<int>(in.arrivals.size()) != p)
@@ -256,7 +325,10 @@ GeneratorInput input_of(const Args& a, const AlgorithmInfo& info, int p, int blo
   if (a.has("--beta")) in.cost.beta = parse_double("--beta", a.get("--beta"));
   if (a.has("--gamma")) in.cost.gamma = parse_double("--gamma", a.get("--gamma"));
   else if (a.has("--alpha") || a.has("--beta")) in.cost.gamma = 0;
-  if (a.has("--bytes")) in.bytes = parse_double("--bytes", a.get("--bytes"));
+  if (a.has("--bytes")) {
+    in.bytes = parse_double("--bytes", a.get("--bytes"));
+    if (in.bytes < 0 || in.bytes > kMaxBytes) usage_error("--bytes must be in 0..2^53");
+  }
   if (a.has("--tau")) {
     in.cost = CostParams{parse_double("--tau", a.get("--tau")), 0, 0};
   }
@@ -285,6 +357,11 @@ GeneratorInput input_of(const Args& a, const AlgorithmInfo& info, int p, int blo
     in.elem_bytes = parse_double("--elem-bytes", a.get("--elem-bytes"));
     if (in.elem_bytes < 0) usage_error("--elem-bytes must not be negative");
   }
+  if (!in.counts.empty()) {  // the portions' bytes, summed as doubles, must stay exact integers
+    double total = 0;
+    for (long long c : in.counts) total += static_cast<double>(c) * in.elem_bytes;
+    if (!(total <= kMaxBytes)) usage_error("--counts times --elem-bytes must total at most 2^53 bytes");
+  }
   if (is_scatter_gather(info.collective) && (in.cost.alpha < 0 || in.cost.beta < 0))
     usage_error("--alpha and --beta must not be negative");
   if (a.has("--model")) {
@@ -294,6 +371,15 @@ GeneratorInput input_of(const Args& a, const AlgorithmInfo& info, int p, int blo
                   std::to_string(in.link_model->p()) + " ranks, not p=" + std::to_string(p));
   }
   return in;
+}
+
+// show, verify and cost build the whole schedule (every rank's part): its size is bounded by
+// p * blocks <= 2^20 (docs/papcoll-sched.md, "Limits").
+void check_whole_schedule(const GeneratorInput& in) {
+  if (static_cast<long long>(in.p) * in.blocks > kMaxScheduleWork)
+    usage_error("p * blocks must be at most 2^20 (" + std::to_string(kMaxScheduleWork) +
+                "; for allgatherv blocks counts p * --blocks): p=" + std::to_string(in.p) +
+                " and " + std::to_string(in.blocks) + " blocks are too many");
 }
 
 // ALGO for the generator input; for scatterv/gatherv `auto` is the tree with the smallest
@@ -318,13 +404,13 @@ const AlgorithmInfo& resolved_algorithm(const Args& a, Collective c, int p, int 
 int cmd_time(const Args& a) {
   const Collective c = collective_of(a);
   if (!a.has("--p")) usage_error("time needs --p");
-  const int p = parse_range("--p", a.get("--p")).lo;
-  if (p < 1) usage_error("--p must be at least 1");
-  const int blocks = a.has("--blocks") ? parse_range("--blocks", a.get("--blocks")).lo : 0;
-  if (blocks < 0) usage_error("--blocks must not be negative");
+  const int p = parse_p(a.get("--p"), false, kMaxTimeP).lo;
+  const int blocks = a.has("--blocks")
+                         ? static_cast<int>(parse_int("--blocks", a.get("--blocks"), 0, kMaxScheduleWork))
+                         : 0;
   GeneratorInput in;
   const AlgorithmInfo& info = resolved_algorithm(a, c, p, blocks, &in);
-  in.bytes = a.has("--bytes") ? parse_double("--bytes", a.get("--bytes")) : 4.0 * (1 << 20);
+  if (!a.has("--bytes")) in.bytes = 4.0 * (1 << 20);
   sched_time::Options opt;
   opt.pattern = a.has("--arrivals") ? "given" : a.get("--pattern", "balanced");
   if (a.has("--arrivals") && a.has("--pattern")) usage_error("give --arrivals or --pattern");
@@ -333,7 +419,7 @@ int cmd_time(const Args& a) {
     in.arrivals.assign(static_cast<size_t>(p), 0.0);
     in.arrivals[static_cast<size_t>(p / 2)] = 2.0 * p * tau;
   } else if (opt.pattern == "random") {
-    std::mt19937_64 rng(static_cast<uint64_t>(a.has("--seed") ? parse_range("--seed", a.get("--seed")).lo : 1));
+    std::mt19937_64 rng(a.has("--seed") ? parse_seed("--seed", a.get("--seed")) : 1);
     std::uniform_real_distribution<double> d(0, 2.0 * p * tau);
     in.arrivals.resize(static_cast<size_t>(p));
     for (double& x : in.arrivals) x = d(rng);
@@ -341,15 +427,12 @@ int cmd_time(const Args& a) {
     usage_error("--pattern must be balanced, one-late or random");
   }
   if (!info.uses_arrivals) in.arrivals.clear();
-  if (a.has("--calls")) opt.calls = parse_range("--calls", a.get("--calls")).lo;
-  if (opt.calls < 1) usage_error("--calls must be at least 1");
+  if (a.has("--calls")) opt.calls = static_cast<int>(parse_int("--calls", a.get("--calls"), 1, kMaxCalls));
   const std::string rank = a.get("--rank", "0");
   if (rank == "all") {
     for (int r = 0; r < p; ++r) opt.ranks.push_back(r);
   } else {
-    const int r = parse_range("--rank", rank).lo;
-    if (r < 0 || r >= p) usage_error("--rank must be in [0, p) or all");
-    opt.ranks.push_back(r);
+    opt.ranks.push_back(static_cast<int>(parse_int("--rank", rank, 0, p - 1)));
   }
   const std::string fmt = a.get("--format", "text");
   if (fmt != "json" && fmt != "text") usage_error("--format must be json or text");
@@ -366,11 +449,11 @@ int cmd_list() {
 int cmd_show(const Args& a) {
   const Collective c = collective_of(a);
   if (!a.has("--p")) usage_error("show needs --p");
-  const int p = parse_range("--p", a.get("--p")).lo;
-  if (p < 1) usage_error("--p must be at least 1");
-  const int blocks = a.has("--blocks") ? parse_range("--blocks", a.get("--blocks")).lo : 0;
+  const int p = parse_p(a.get("--p"), false).lo;
+  const int blocks = a.has("--blocks") ? parse_blocks(a.get("--blocks")).lo : 0;
   GeneratorInput in;
   const AlgorithmInfo& info = resolved_algorithm(a, c, p, blocks, &in);
+  check_whole_schedule(in);
   const Schedule s = generate_schedule(info, in);
   const std::string fmt = a.get("--format", "text");
   if (fmt == "json") write_schedule_json(std::cout, s);
@@ -385,23 +468,24 @@ int cmd_verify(const Args& a) {
   if (a.algo == "all") algos = algorithms_for(c);
   else algos.push_back(&algorithm_of(a, c));
   if (!a.has("--p")) usage_error("verify needs --p");
-  const Range pr = parse_range("--p", a.get("--p"));
-  if (pr.lo < 1) usage_error("--p must be at least 1");
+  const Range pr = parse_p(a.get("--p"), true);
   const bool blocks_given = a.has("--blocks");
-  const Range br = blocks_given ? parse_range("--blocks", a.get("--blocks")) : Range{0, 0};
+  const Range br = blocks_given ? parse_blocks(a.get("--blocks")) : Range{0, 0};
   const int random_n = a.has("--random-arrivals")
-                           ? parse_range("--random-arrivals", a.get("--random-arrivals")).lo
+                           ? static_cast<int>(parse_int("--random-arrivals",
+                                                        a.get("--random-arrivals"), 0,
+                                                        kMaxRandomArrivals))
                            : 0;
-  std::mt19937_64 rng(a.has("--seed") ? std::stoull(a.get("--seed")) : 1);
+  std::mt19937_64 rng(a.has("--seed") ? parse_seed("--seed", a.get("--seed")) : 1);
   const bool all_roots = a.get("--root") == "all";
   long checked = 0;
   for (const AlgorithmInfo* info : algos)
     for (int p = pr.lo; p <= pr.hi; ++p)
       for (int b = br.lo; b <= br.hi; ++b)
       for (int root = 0; root < (all_roots ? p : 1); ++root) {
-        if (blocks_given && b < 1) usage_error("--blocks must be at least 1");
         for (int k = 0; k <= random_n; ++k) {
           GeneratorInput in = input_of(a, *info, p, b);
+          check_whole_schedule(in);
           if (all_roots) in.root = root;
           if (k > 0) {  // random arrival pattern, in units of the algorithm's round time
             const double tau = in.round_time > 0 ? in.round_time : block_round_time(in);
@@ -441,13 +525,12 @@ int cmd_cost(const Args& a) {
     if (!a.has("--model") && !(a.has("--alpha") && a.has("--beta")))
       usage_error("cost needs --model, or --alpha and --beta");
   }
-  const int p = parse_range("--p", a.get("--p")).lo;
-  if (p < 1) usage_error("--p must be at least 1");
-  const int blocks = a.has("--blocks") ? parse_range("--blocks", a.get("--blocks")).lo : 0;
+  const int p = parse_p(a.get("--p"), false).lo;
+  const int blocks = a.has("--blocks") ? parse_blocks(a.get("--blocks")).lo : 0;
   GeneratorInput in;
   const AlgorithmInfo& info = resolved_algorithm(a, c, p, blocks, &in);
-  const double bytes = a.has("--bytes") ? parse_double("--bytes", a.get("--bytes")) : 0.0;
-  if (bytes < 0) usage_error("--bytes must not be negative");
+  check_whole_schedule(in);
+  const double bytes = in.bytes;
   const Schedule s = generate_schedule(info, in);
   const VerifyResult v = verify_schedule(s);
   if (!v.ok) {
@@ -509,11 +592,10 @@ CirculantFlags parse_circulant_flags(int argc, char** argv, int first) {
       f.impl = v;
       continue;
     }
-    const int x = parse_range(flag, v).lo;
-    if (flag == "--from") f.from = x, have_from = true;
-    else if (flag == "--to") f.to = x, have_to = true;
-    else if (flag == "--threads") f.threads = x;
-    else if (flag == "--step") f.step = x;
+    if (flag == "--from") f.from = static_cast<int>(parse_int(flag, v, 1, circulant::kMaxP)), have_from = true;
+    else if (flag == "--to") f.to = static_cast<int>(parse_int(flag, v, 1, circulant::kMaxP)), have_to = true;
+    else if (flag == "--threads") f.threads = static_cast<int>(parse_int(flag, v, 0, kMaxThreads));
+    else if (flag == "--step") f.step = static_cast<int>(parse_int(flag, v, 1, circulant::kMaxP));
     else usage_error("unknown option " + flag);
   }
   if (!have_from || !have_to) usage_error("needs --from and --to");
@@ -614,19 +696,18 @@ int cmd_bench_clairvoyant(int argc, char** argv) {
     if (flag == "--p") {
       const Range r = parse_range(flag, v);
       if (r.lo < 1) usage_error("--p must be at least 1");
+      ps.clear();
       if (r.lo == r.hi) ps = {r.lo};
       else
         for (int64_t q = 1; q <= r.hi; q *= 2)
           if (q >= r.lo) ps.push_back(static_cast<int>(q));
       if (ps.empty()) usage_error("--p " + v + " holds no power of two");
     } else if (flag == "--blocks") {
-      blocks = parse_range(flag, v).lo;
-      if (blocks < 1) usage_error("--blocks must be at least 1");
+      blocks = static_cast<int>(parse_int(flag, v, 1, kMaxClairvoyantWork));
     } else if (flag == "--runs") {
-      runs = parse_range(flag, v).lo;
-      if (runs < 1) usage_error("--runs must be at least 1");
+      runs = static_cast<int>(parse_int(flag, v, 1, kMaxRuns));
     } else if (flag == "--seed") {
-      seed = static_cast<uint64_t>(parse_range(flag, v).lo);
+      seed = parse_seed(flag, v);
     } else if (flag == "--dist") {
       dists.clear();
       for (const std::string& d : split(v)) {
@@ -646,6 +727,11 @@ int cmd_bench_clairvoyant(int argc, char** argv) {
     }
   }
   if (ps.empty()) usage_error("bench clairvoyant needs --p");
+  for (int p : ps)
+    if (static_cast<long long>(p) * (blocks > 0 ? blocks : p) > kMaxClairvoyantWork)
+      usage_error("bench clairvoyant: P * N must be at most 2^24 (" +
+                  std::to_string(kMaxClairvoyantWork) + "), P=" + std::to_string(p) + " and N=" +
+                  std::to_string(blocks > 0 ? blocks : p) + " are too many");
   if (dists.empty() || impls.empty()) usage_error("--dist and --impl need at least one value");
   const clairvoyant::BenchResult r = clairvoyant::bench(ps, blocks, dists, impls, runs, seed);
   std::cout << (json ? clairvoyant::bench_json(r) : clairvoyant::bench_text(r));
@@ -658,7 +744,7 @@ int cmd_bench_clairvoyant(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "verify-circulant")
     return cmd_verify_circulant(argc, argv);
   if (argc >= 3 && std::string(argv[1]) == "bench" && std::string(argv[2]) == "circulant")
@@ -677,4 +763,21 @@ int main(int argc, char** argv) {
     usage_error(e.what());
   }
   usage_error("unknown command '" + a.command + "'");
+}
+
+// No exception ends the program with a signal: bad input is a usage error (exit 2, from the
+// checks above or a generator refusing its input), anything else an internal error (exit 1).
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::invalid_argument& e) {
+    usage_error(e.what());
+  } catch (const std::bad_alloc&) {
+    std::cerr << "papcoll-sched: out of memory\n";
+  } catch (const std::exception& e) {
+    std::cerr << "papcoll-sched: internal error: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "papcoll-sched: internal error: unknown exception\n";
+  }
+  return 1;
 }

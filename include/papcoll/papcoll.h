@@ -1,6 +1,17 @@
 /* papcoll: MPI collectives that stay fast under imbalanced process arrival patterns.
  * C API. Every function returns PAPCOLL_SUCCESS or an error code; papcoll_last_error() gives the
- * message of the calling thread's last error. Nothing here aborts the program. */
+ * message of the calling thread's last error. Nothing here aborts the program.
+ *
+ * Errors seen by one rank only (docs/errors.md): a rank whose buffer is NULL or aliased (send and
+ * receive buffers overlapping without MPI_IN_PLACE) but whose other arguments are valid still
+ * takes part in the collective with stand-in data (its readable send data, else the op's
+ * identity, else zeros), leaves its buffers untouched and returns PAPCOLL_ERR_ARG; the other
+ * ranks complete and return PAPCOLL_SUCCESS. A rank that cannot know the message pattern (a
+ * negative count, MPI_DATATYPE_NULL, MPI_OP_NULL, an unknown algorithm, a root out of range)
+ * returns its error at once; the others may then wait for it, unless PAPCOLL_CHECK=1 is set in
+ * the environment: then every call first checks that all ranks agree on operation, type
+ * signature, op, root and algorithm and returns an error on every rank naming the first mismatch.
+ * Ranks may describe their data differently as long as the type signatures match, as in MPI. */
 #ifndef PAPCOLL_PAPCOLL_H
 #define PAPCOLL_PAPCOLL_H
 
@@ -31,7 +42,9 @@ enum papcoll_error {
 };
 
 /* A progress monitor (docs/prediction.md): predicts the arrival pattern of the collectives that
- * name it in their options. Opaque; created and freed collectively over a communicator. */
+ * name it in their options. Opaque; created and freed collectively over a communicator. A handle
+ * is a key into papcoll's table of live monitors, never dereferenced: a freed (stale) handle or
+ * one that never was a handle gives PAPCOLL_ERR_ARG from every function that takes it. */
 typedef struct papcoll_monitor_s *papcoll_monitor;
 
 /* Options of one collective call. Initialise with papcoll_options_init(); a NULL options pointer
@@ -66,7 +79,8 @@ typedef struct papcoll_options {
 void papcoll_options_init(papcoll_options *opt);
 
 /* Like MPI_Allreduce. Supports MPI_IN_PLACE, count 0, every predefined datatype and op (and
- * user ops on contiguous types); algorithms that reorder the reduction refuse non-commutative ops
+ * user ops on contiguous types); sendbuf overlapping recvbuf without MPI_IN_PLACE is
+ * PAPCOLL_ERR_ARG on that rank (it still takes part, docs/errors.md); algorithms that reorder the reduction refuse non-commutative ops
  * with PAPCOLL_ERR_OP unless the algorithm is "auto", which then uses MPI_Allreduce. "auto"
  * (default) runs MPI_Allreduce unless the arrival times (options.arrivals or a monitor) spread
  * over at least one whole-buffer message time and the cost model predicts that prr or slt pays
@@ -93,9 +107,11 @@ int papcoll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 /* Like MPI_Bcast. Count 0 and every datatype with a positive extent; a root outside [0, comm
  * size) gives PAPCOLL_ERR_ARG. Algorithms: papcoll_algorithms("bcast"). The root's buffer is only
  * read. `blocks` is the number of pieces the buffer is pipelined in (0: from the Hockney
- * parameters, registry.cpp pipeline_blocks; never more than count). "auto" is "circulant", Traff's
- * round-optimal n-block broadcast (docs/circulant.md). Every rank must pass the same root, count
- * and options. */
+ * parameters, registry.cpp pipeline_blocks; never more than the bytes of the data). "auto" is
+ * "circulant", Traff's round-optimal n-block broadcast (docs/circulant.md). Every rank must pass
+ * the same root and options and a (count, datatype) with the same type signature (the root
+ * (n, MPI_INT), another rank (1, contiguous(n, MPI_INT)) is fine): blocks are split in bytes of
+ * the signature. */
 int papcoll_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                   const papcoll_options *opt);
 
@@ -103,8 +119,10 @@ int papcoll_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_
  * counts, any displacements (in recvtype extents), a sendtype that differs from recvtype with the
  * same number of bytes. `blocks` is the number of blocks per rank (0: from the Hockney
  * parameters). "auto" is "circulant", Traff's all-to-all broadcast (docs/circulant.md); ranks that
- * contribute nothing send nothing. recvcounts and displs must be the same on every rank, as MPI
- * requires. The send buffer is never written. */
+ * contribute nothing send nothing. Each rank may use its own recvtype, recvcounts and displs, as
+ * MPI allows, as long as recvcounts[o] * size(recvtype) (the type signature of portion o) is the
+ * same on every rank: blocks are split in those bytes. Overlapping sendbuf and recvbuf (not
+ * MPI_IN_PLACE) is PAPCOLL_ERR_ARG on that rank. The send buffer is never written. */
 int papcoll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                        const int *recvcounts, const int *displs, MPI_Datatype recvtype,
                        MPI_Comm comm, const papcoll_options *opt);
@@ -219,7 +237,12 @@ int papcoll_monitor_edge(papcoll_monitor mon, double fraction);
 int papcoll_monitor_pattern(papcoll_monitor mon, double *pattern, int count, int *source);
 /* Collective over the monitor's communicator: completes the exchanges in flight, stops the thread,
  * frees the monitor's duplicate communicators and sets *mon to NULL. A monitor still alive at
- * MPI_Finalize is shut down there (the handle must then only be freed). */
+ * MPI_Finalize is shut down there (the handle must then only be freed).
+ * Threads: from the moment the free starts, every other use of the handle on this process returns
+ * PAPCOLL_ERR_ARG ("the monitor was freed"); calls already using it (a collective naming it in its
+ * options, a papcoll_monitor_* call) finish normally first, and the free waits for them. Like any
+ * collective, the free must come in the same order relative to the monitor's collectives on every
+ * rank. */
 int papcoll_monitor_free(papcoll_monitor *mon);
 /* TESTING ONLY: the next edge() on this rank contributes `remaining` seconds (any value: NaN,
  * infinities, negative, huge) instead of its own estimate. */

@@ -9,6 +9,10 @@ simulated 48-node GigE cluster (gige-48, calibrated on Table 3's ring):
   netonly network-only calibration point; Rabenseifner at 32 and 48 ranks against SMPI's own
           all-reduce algorithms (rab_rdb, rab2, lr, ...)
   fig12   scaling, one rank 100 ms late, 1M floats, 4..48 ranks (full: also 64 and 128)
+  scale   scaling beyond the paper: 1M floats, one rank 100 ms late, computation charged, the
+          platform's Hockney parameters, ring vs PRR vs SLT vs native on gige-128, gige-512 and
+          gige-1024 (quick: 128 only), with the simulation's wall time; from 512 ranks timing only
+          (papcoll-bench --no-check) with buffers folded (smpi/auto-shared-malloc-thresh)
 
 If papcoll-bench takes --alpha/--beta/--gamma, SLT and PRR are also run with the platform's
 Hockney parameters (variants "slt+tau", "prr+tau"); otherwise papcoll's defaults are what the
@@ -153,6 +157,22 @@ def main():
             exp.run("fig12", platform, p, common + ["--algo", "ring,rabenseifner,slt,prr,native"])
             if hockney:
                 exp.run("fig12", platform, p, common + ["--algo", "prr"] + tau, variant="prr+tau")
+
+    if wants(args, "scale") and hockney:
+        # Every simulated rank keeps its buffers: 1M floats is 16 MiB or more per rank in
+        # papcoll-bench alone, too much for 512 and 1024 ranks here. From 512 ranks SimGrid
+        # folds every allocation of 64 KiB or more onto shared memory, so the data is meaningless
+        # and papcoll-bench times without checking (--no-check); the schedules, messages and
+        # computation are the same.
+        points = [(128, "gige-128")] if quick else \
+            [(128, "gige-128"), (512, "gige-512"), (1024, "gige-1024")]
+        for p, platform in points:
+            fold = p >= 512
+            common = ["--op", "allreduce", "--size", "1M", "--mode", "one-late",
+                      "--max-delay", "100", "--iters", "2", "--warmup", "1",
+                      "--algo", "ring,prr,slt,native"] + tau + (["--no-check"] if fold else [])
+            cfg = ["--cfg=smpi/auto-shared-malloc-thresh:65536"] if fold else []
+            exp.run("scale", platform, p, common, cfg=cfg)
 
     return exp.finish(plot_allreduce)
 

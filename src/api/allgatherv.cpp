@@ -1,26 +1,29 @@
-// papcoll_allgatherv: argument checks, algorithm choice, then the executor's all-gatherv wrapper.
-// The checks shared by every collective, and their order, are in collective_call.hpp.
+// papcoll_allgatherv as a description for the driver (collective_driver.hpp).
 //
-// Every origin's portion is split into the same number n of blocks (options.blocks is n, per
-// rank); the schedules' global block o*n + j is block j of origin o (allgatherv_generators.hpp),
-// placed at displs[o] by the executor's block table. Both sides of a message derive its element
-// ranges from recvcounts, which MPI requires to be the same on every rank, so a block of an origin
-// that contributes nothing is simply not sent: the circulant algorithm then skips processors that
-// contribute nothing (Traff 2023, Algorithm 2) without a different schedule.
+// Portion o is recvcounts[o] elements of recvtype, but MPI lets ranks describe the same data
+// differently (their own recvtype and counts with matching type signatures), so the schedule runs
+// on bytes: origin o's portion is recvcounts[o] * size(recvtype) bytes, which every rank agrees
+// on, split into the same number n of blocks (options.blocks is n, per rank); the schedules'
+// global block o*n + j is block j of origin o (allgatherv_generators.hpp). A dense recvtype is
+// gathered in place (block (o, j) at displs[o] * extent plus its offset); another runs on the
+// portions packed one after the other in scratch and is unpacked at the end, so the holes and
+// gaps of recvbuf are never touched. A block of an origin that contributes nothing is not sent:
+// the circulant algorithm then skips processors that contribute nothing (Traff 2023, Algorithm 2)
+// without a different schedule.
 //
-// "auto" is the circulant all-to-all broadcast with n from the cost model (registry.cpp), or, when
-// every rank is on one node, the linear schedule over the shared-memory transport; any algorithm
-// runs over that transport there (executor/shared_transport.hpp; PAPCOLL_SHARED_MEMORY=0 turns
-// it off).
+// When every rank is on one node any algorithm runs over the shared-memory transport
+// (executor/shared_transport.hpp; PAPCOLL_SHARED_MEMORY=0 turns it off), and "auto" takes the
+// linear schedule there (selection.cpp choose_auto).
 #include <algorithm>
-#include <cstring>
+#include <climits>
 #include <string>
 #include <vector>
 
-#include "api/collective_call.hpp"
-#include "api/schedule_source.hpp"
+#include "api/collective_driver.hpp"
+#include "api/stand_in.hpp"
 #include "executor/executor_vcollectives.hpp"
 #include "executor/shared_transport.hpp"
+#include "schedule/blocks.hpp"
 
 namespace papcoll {
 namespace {
@@ -42,100 +45,223 @@ MpiStatus place_own(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
                    "MPI_Sendrecv");
 }
 
-int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-               const int* recvcounts, const int* displs, MPI_Datatype recvtype, MPI_Comm comm,
-               const papcoll_options* user_opt, double entry_time) {
-  CollectiveCall call(kWho, Collective::allgatherv);
-  if (int rc = call.check_options_and_comm(user_opt, comm); rc != PAPCOLL_SUCCESS) return rc;
-  const bool in_place = sendbuf == MPI_IN_PLACE;
-  DatatypeLayout recv_layout, send_layout;
-  if (int rc = call.check_datatype(recvtype, "recvtype", &recv_layout); rc != PAPCOLL_SUCCESS)
-    return rc;
-  if (recvcounts == nullptr) return call.arg_error("recvcounts is NULL");
-  if (displs == nullptr) return call.arg_error("displs is NULL");
-  const int p = call.p(), rank = call.rank();
-  long long total = 0;
-  int largest = 0;
-  for (int o = 0; o < p; ++o) {
-    if (recvcounts[o] < 0)
-      return call.arg_error("recvcounts[" + std::to_string(o) + "] is negative (" +
-                            std::to_string(recvcounts[o]) + ")");
-    if (displs[o] < 0)
-      return call.arg_error("displs[" + std::to_string(o) + "] is negative (" +
-                            std::to_string(displs[o]) + ")");
-    total += recvcounts[o];
-    largest = std::max(largest, recvcounts[o]);
-  }
-  if (total > 0 && recvbuf == nullptr) return call.local_arg_error("recvbuf is NULL");
-  if (!in_place) {
-    if (sendcount < 0)
-      return call.local_arg_error("sendcount is negative (" + std::to_string(sendcount) + ")");
-    if (int rc = call.check_datatype(sendtype, "sendtype", &send_layout); rc != PAPCOLL_SUCCESS)
-      return rc;
-    if (sendcount > 0 && sendbuf == nullptr) return call.local_arg_error("sendbuf is NULL");
-    if (static_cast<long long>(sendcount) * send_layout.size !=
-        static_cast<long long>(recvcounts[rank]) * recv_layout.size)
-      return call.local_arg_error(
-          "sendcount * size(sendtype) = " +
-          std::to_string(static_cast<long long>(sendcount) * send_layout.size) +
-          " bytes differs from recvcounts[" + std::to_string(rank) + "] * size(recvtype) = " +
-          std::to_string(static_cast<long long>(recvcounts[rank]) * recv_layout.size));
+class AllgathervCall final : public CollectiveDescription {
+ public:
+  AllgathervCall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 const int* recvcounts, const int* displs, MPI_Datatype recvtype)
+      : sendbuf_(sendbuf), sendcount_(sendcount), sendtype_(sendtype), recvbuf_(recvbuf),
+        recvcounts_(recvcounts), displs_(displs), recvtype_(recvtype),
+        in_place_(sendbuf == MPI_IN_PLACE) {}
+
+  ArgProblem check(CollectiveCall& call) override {
+    ArgProblem pr;
+    desc_.count_name = "the sum of recvcounts";
+    if (std::string why;
+        const int code = call.datatype_problem(recvtype_, "recvtype", &recv_layout_, &why)) {
+      pr.note(code, why, false);
+      return pr;
+    }
+    if (recvcounts_ == nullptr) pr.note(PAPCOLL_ERR_ARG, "recvcounts is NULL", false);
+    if (displs_ == nullptr) pr.note(PAPCOLL_ERR_ARG, "displs is NULL", false);
+    if (!pr.ok()) return pr;
+    const int p = call.p();
+    rank_ = call.rank();
+    bytes_.assign(static_cast<size_t>(p), 0);
+    long long count = 0;
+    for (int o = 0; o < p; ++o) {
+      if (recvcounts_[o] < 0)
+        pr.note(PAPCOLL_ERR_ARG, "recvcounts[" + std::to_string(o) + "] is negative (" +
+                                     std::to_string(recvcounts_[o]) + ")", false);
+      if (displs_[o] < 0)
+        pr.note(PAPCOLL_ERR_ARG, "displs[" + std::to_string(o) + "] is negative (" +
+                                     std::to_string(displs_[o]) + ")", false);
+      if (!pr.ok()) return pr;
+      bytes_[o] = static_cast<long long>(recvcounts_[o]) * recv_layout_.size;
+      total_ += bytes_[o];
+      largest_ = std::max(largest_, bytes_[o]);
+      count += recvcounts_[o];
+      if (recvcounts_[o] > 0)
+        span_ = std::max(span_, static_cast<int64_t>(displs_[o]) + recvcounts_[o]);
+    }
+    desc_.count = count;
+    desc_.type = recvtype_;
+    desc_.portions_hash = hash_sizes(bytes_.data(), p);
+
+    // This rank's own side: the pattern is known from recvcounts, so a problem here is taken
+    // part in with stand-ins.
+    if (total_ > 0 && recvbuf_ == nullptr) pr.note(PAPCOLL_ERR_ARG, "recvbuf is NULL");
+    if (in_place_) return pr;
+    send_ok_ = false;
+    if (sendcount_ < 0) {
+      pr.note(PAPCOLL_ERR_ARG, "sendcount is negative (" + std::to_string(sendcount_) + ")");
+      return pr;
+    }
+    if (std::string why;
+        const int code = call.datatype_problem(sendtype_, "sendtype", &send_layout_, &why)) {
+      pr.note(code, why);
+      return pr;
+    }
+    const long long send_bytes = static_cast<long long>(sendcount_) * send_layout_.size;
+    if (send_bytes > 0 && sendbuf_ == nullptr) {
+      pr.note(PAPCOLL_ERR_ARG, "sendbuf is NULL");
+      return pr;
+    }
+    if (send_bytes != bytes_[rank_]) {
+      pr.note(PAPCOLL_ERR_ARG, "sendcount * size(sendtype) = " + std::to_string(send_bytes) +
+                                   " bytes differs from recvcounts[" + std::to_string(rank_) +
+                                   "] * size(recvtype) = " + std::to_string(bytes_[rank_]));
+      return pr;
+    }
+    send_ok_ = true;
+    if (spans_overlap(sendbuf_, sendcount_, send_layout_, recvbuf_, span_, recv_layout_))
+      pr.note(PAPCOLL_ERR_ARG, "sendbuf and recvbuf overlap (aliased; use MPI_IN_PLACE)");
+    return pr;
   }
 
-  if (int rc = call.enter_monitor(comm, entry_time); rc != PAPCOLL_SUCCESS) return rc;
-  if (total == 0 || recv_layout.size == 0) return PAPCOLL_SUCCESS;  // the same on every rank
-  if (int rc = call.open_context(comm); rc != PAPCOLL_SUCCESS) return rc;
-  CommContext& ctx = call.context();
-  // No broadcast or all-gatherv algorithm reads arrival times yet, so none are agreed on.
+  // recvbuf is replaced by zeroed memory of the rank's own; its portion is its send data where
+  // that is usable (the other ranks get it), else zeros.
+  bool stand_in(CollectiveCall&, const ArgProblem&) override {
+    recvbuf_ = stand_in_.elements(recv_layout_, span_);
+    if (!in_place_ && !send_ok_) in_place_ = true;  // its (zeroed) slot of the stand-in
+    return true;
+  }
 
-  // Packed bytes of recvbuf up to its last element: the size of a shared-memory segment.
-  int64_t elements = 0;
-  for (int o = 0; o < p; ++o)
-    if (recvcounts[o] > 0)
-      elements = std::max<int64_t>(elements, static_cast<int64_t>(displs[o]) + recvcounts[o]);
-  const int64_t packed_bytes = elements * recv_layout.size;
-  // On one node the shared-memory transport reads every portion from its origin directly, so
-  // the linear schedule moves the fewest bytes (executor/shared_transport.hpp).
-  const bool shared_candidate = ctx.shared_memory && fits_shared_window(p, 0, packed_bytes);
-  const AlgorithmInfo* algo = call.selection().is_auto
-                                  ? choose_allgatherv(GeneratorInput{}, shared_candidate)
-                                  : call.selection().algo;
-  CollectiveCall::record_algorithm(algo);
-  if (algo == nullptr) {
-    const int rc = MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                  recvtype, ctx.comm);
+  CallDescriptor descriptor() const override { return desc_; }
+  bool moves_nothing() const override { return total_ == 0; }
+  // Message sizes are ints; MPI_Allgatherv handles larger calls in the user's elements.
+  bool needs_native() const override { return total_ > INT_MAX; }
+
+  AutoRequest auto_request(const CollectiveCall& call,
+                           const std::vector<double>& arrivals) override {
+    AutoRequest r = CollectiveDescription::auto_request(call, arrivals);
+    r.units = total_;
+    r.shared_memory = shared(call);
+    return r;
+  }
+
+  int run_native(CollectiveCall& call) override {
+    const int rc = MPI_Allgatherv(in_place_ ? MPI_IN_PLACE : sendbuf_, sendcount_, sendtype_,
+                                  recvbuf_, recvcounts_, displs_, recvtype_, call.context().comm);
     return rc == MPI_SUCCESS ? PAPCOLL_SUCCESS : call.mpi_error({rc, "MPI_Allgatherv"});
   }
-  if (!in_place) {
-    const MpiStatus s = place_own(sendbuf, sendcount, sendtype, recvbuf, recvcounts[rank],
-                                  displs[rank], recvtype, recv_layout, ctx);
-    if (!s.ok()) return call.mpi_error(s);
+
+  bool run_alone(CollectiveCall& call, int* rc) override {
+    const MpiStatus s = place(call);
+    *rc = s.ok() ? PAPCOLL_SUCCESS : call.mpi_error(s);
+    return true;
   }
-  if (p == 1) return PAPCOLL_SUCCESS;
 
-  GeneratorInput in;
-  in.p = p;
-  in.cost = call.cost();
-  in.bytes = static_cast<double>(total) * recv_layout.size;
-  in.counts.assign(recvcounts, recvcounts + p);
-  in.elem_bytes = recv_layout.size;
-  // n blocks per origin: the caller's, else the algorithm's default; never more than the largest
-  // portion has elements, and small enough that p * n fits the schedule's block ids.
-  const long long per_rank = call.options().blocks > 0
-                                 ? call.options().blocks
-                                 : std::max(1, default_block_count(*algo, in) / p);
-  const int n = static_cast<int>(
-      std::max(1LL, std::min({per_rank, static_cast<long long>(largest), (1LL << 22) / p})));
-  in.blocks = p * n;
-  std::shared_ptr<const RankSchedule> schedule;
-  if (int rc = obtain_schedule(ctx, *algo, in, kWho, &schedule); rc != PAPCOLL_SUCCESS) return rc;
+  GeneratorInput generator_input(const CollectiveCall& call, const AlgorithmInfo& algo,
+                                 std::vector<double>) override {
+    const int p = call.p();
+    GeneratorInput in;
+    in.p = p;
+    in.cost = call.cost();
+    in.bytes = static_cast<double>(total_);
+    in.counts = bytes_;
+    in.elem_bytes = 1;
+    // n blocks per origin: the caller's, else the algorithm's default; never more than the
+    // largest portion has bytes, and small enough that p * n fits the schedule's block ids.
+    const long long per_rank = call.options().blocks > 0
+                                   ? call.options().blocks
+                                   : std::max(1, default_block_count(algo, in) / p);
+    n_ = static_cast<int>(std::max(1LL, std::min({per_rank, largest_, (1LL << 22) / p})));
+    in.blocks = p * n_;
+    return in;
+  }
 
-  const std::vector<BlockRange> table = allgatherv_block_table(recvcounts, displs, p, n);
-  SharedWindow* window = shared_candidate ? ctx.shared_window(in.blocks, packed_bytes) : nullptr;
-  const MpiStatus s = execute_allgatherv(*schedule, table, recvbuf, recv_layout, ctx.comm,
-                                         ctx.scratch, window);
-  return s.ok() ? PAPCOLL_SUCCESS : call.mpi_error(s);
-}
+  MpiStatus execute(CollectiveCall& call, const RankSchedule& rs,
+                    const GeneratorInput& in) override {
+    CommContext& ctx = call.context();
+    SharedWindow* window = shared(call) ? ctx.shared_window(in.blocks, total_) : nullptr;
+    const MpiStatus s = recv_layout_.dense ? run_direct(call, rs, window)
+                                           : run_packed(call, rs, window);
+    if (!s.ok()) stand_in_.abandon();
+    return s;
+  }
+
+ private:
+  bool shared(const CollectiveCall& call) const {
+    return call.context().shared_memory && fits_shared_window(call.p(), 0, total_);
+  }
+
+  // The own portion from sendbuf to its place in recvbuf (nothing to do in place).
+  MpiStatus place(const CollectiveCall& call) const {
+    if (in_place_) return {};
+    return place_own(sendbuf_, sendcount_, sendtype_, recvbuf_, recvcounts_[rank_],
+                     displs_[rank_], recvtype_, recv_layout_, call.context());
+  }
+
+  // Byte ranges of block (o, j) = origin o's bytes split into n_, at base[o] + the block offset.
+  std::vector<BlockRange> table(const std::vector<int64_t>& base) const {
+    std::vector<BlockRange> t;
+    t.reserve(bytes_.size() * static_cast<size_t>(n_));
+    for (size_t o = 0; o < bytes_.size(); ++o)
+      for (int j = 0; j < n_; ++j) {
+        const BlockRange r = block_range(bytes_[o], n_, j);
+        t.push_back({base[o] + r.offset, r.count});
+      }
+    return t;
+  }
+
+  // recvbuf of a dense recvtype as bytes: portion o at displs[o] * extent.
+  MpiStatus run_direct(CollectiveCall& call, const RankSchedule& rs, SharedWindow* window) {
+    if (MpiStatus s = place(call); !s.ok()) return s;
+    std::vector<int64_t> base(bytes_.size());
+    for (size_t o = 0; o < base.size(); ++o)
+      base[o] = static_cast<int64_t>(displs_[o]) * recv_layout_.extent;
+    CommContext& ctx = call.context();
+    return execute_allgatherv(rs, table(base), recvbuf_, byte_layout(), ctx.comm, ctx.scratch,
+                              window);
+  }
+
+  // The portions packed one after the other in the communicator's work buffer.
+  MpiStatus run_packed(CollectiveCall& call, const RankSchedule& rs, SharedWindow* window) {
+    CommContext& ctx = call.context();
+    std::vector<int64_t> base(bytes_.size());
+    int64_t at = 0;
+    for (size_t o = 0; o < base.size(); ++o) {
+      base[o] = at;
+      at += bytes_[o];
+    }
+    char* stage = ctx.work.reserve(std::max<int64_t>(1, total_));
+    char* mine = stage + base[rank_];
+    MpiStatus s = in_place_ ? pack_elements(mine, recv_layout_.at(recvbuf_, displs_[rank_]),
+                                            recvcounts_[rank_], recv_layout_, ctx.comm)
+                            : pack_elements(mine, sendbuf_, sendcount_, send_layout_, ctx.comm);
+    if (s.ok()) s = execute_allgatherv(rs, table(base), stage, byte_layout(), ctx.comm,
+                                       ctx.scratch, window);
+    if (!s.ok()) {
+      ctx.work.abandon();
+      return s;
+    }
+    for (size_t o = 0; o < base.size(); ++o) {
+      if (in_place_ && static_cast<int>(o) == rank_) continue;
+      s = unpack_elements(recv_layout_.at(recvbuf_, displs_[o]), stage + base[o], recvcounts_[o],
+                          recv_layout_, ctx.comm);
+      if (!s.ok()) return s;
+    }
+    return {};
+  }
+
+  const void* sendbuf_;
+  const int sendcount_;
+  const MPI_Datatype sendtype_;
+  void* recvbuf_;
+  const int* recvcounts_;
+  const int* displs_;
+  const MPI_Datatype recvtype_;
+  bool in_place_;
+  bool send_ok_ = true;
+  int rank_ = 0;
+  int n_ = 1;
+  DatatypeLayout recv_layout_, send_layout_;
+  std::vector<long long> bytes_;  // every origin's portion, in bytes (agreed)
+  long long total_ = 0, largest_ = 0;
+  int64_t span_ = 0;  // elements of recvbuf up to the last one written
+  CallDescriptor desc_;
+  StandInBuffer stand_in_;
+};
 
 }  // namespace
 }  // namespace papcoll
@@ -146,7 +272,8 @@ extern "C" int papcoll_allgatherv(const void* sendbuf, int sendcount, MPI_Dataty
                                   const papcoll_options* opt) {
   const double entry_time = papcoll::prediction::steady_seconds();
   return papcoll::guarded_call(papcoll::kWho, [&] {
-    return papcoll::allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                               recvtype, comm, opt, entry_time);
+    papcoll::AllgathervCall d(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
+    return papcoll::run_collective(papcoll::kWho, papcoll::Collective::allgatherv, d, opt, comm,
+                                   entry_time);
   });
 }

@@ -1,10 +1,10 @@
-// papcoll_allreduce: argument checks, algorithm choice, then the executor. The checks shared by
-// every collective, and their order, are in collective_call.hpp.
+// papcoll_allreduce as a description for the driver (collective_driver.hpp): its buffer rules
+// (MPI_IN_PLACE, a send buffer never written, aliased buffers refused), the stand-ins of a rank
+// whose buffers are unusable, and the executor wrapper.
 #include <string>
 #include <vector>
 
-#include "api/collective_call.hpp"
-#include "api/schedule_source.hpp"
+#include "api/reduction_call.hpp"
 #include "executor/executor.hpp"
 
 namespace papcoll {
@@ -12,58 +12,68 @@ namespace {
 
 constexpr const char* kWho = "papcoll_allreduce";
 
-int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-              MPI_Comm comm, const papcoll_options* user_opt, double entry_time) {
-  CollectiveCall call(kWho, Collective::allreduce);
-  if (count < 0) return call.arg_error("count is negative (" + std::to_string(count) + ")");
-  if (int rc = call.check_options_and_comm(user_opt, comm); rc != PAPCOLL_SUCCESS) return rc;
-  DatatypeLayout layout;
-  if (int rc = call.check_datatype(datatype, "datatype", &layout); rc != PAPCOLL_SUCCESS) return rc;
-  if (int rc = call.check_op(op); rc != PAPCOLL_SUCCESS) return rc;
-  if (count > 0 && recvbuf == nullptr) return call.local_arg_error("recvbuf is NULL");
-  if (count > 0 && sendbuf == nullptr)
-    return call.local_arg_error("sendbuf is NULL (use MPI_IN_PLACE)");
+class AllreduceCall final : public ReductionCall {
+ public:
+  AllreduceCall(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op)
+      : ReductionCall(sendbuf, recvbuf, count, datatype, op, -1) {}
 
-  if (int rc = call.enter_monitor(comm, entry_time); rc != PAPCOLL_SUCCESS) return rc;
-  if (count == 0 || layout.size == 0) return PAPCOLL_SUCCESS;  // same on every rank: no messages
-  if (int rc = call.open_context(comm); rc != PAPCOLL_SUCCESS) return rc;
-  CommContext& ctx = call.context();
-  std::vector<double> arrivals;
-  if (int rc = call.arrivals(&arrivals); rc != PAPCOLL_SUCCESS) return rc;
-
-  GeneratorInput in;
-  in.p = call.p();
-  in.cost = call.cost();
-  in.bytes = static_cast<double>(count) * layout.size;
-  const PrepareInput prepare = [&](const AlgorithmInfo& a, GeneratorInput* g) {
-    g->blocks = call.block_count(a, *g, count);
-    if (!a.uses_arrivals) g->arrivals.clear();
-  };
-  const AlgorithmInfo* algo = call.selection().algo;
-  if (call.selection().is_auto) {
-    in.arrivals = arrivals;
-    algo = choose_allreduce(count, call.commutative(), in, prepare);
+  ArgProblem check(CollectiveCall& call) override {
+    ArgProblem pr = check_common(call);
+    if (!pr.ok() || count_ == 0) return pr;
+    if (recvbuf_ == nullptr)
+      pr.note(PAPCOLL_ERR_ARG, "recvbuf is NULL");
+    else if (sendbuf_ == nullptr)
+      pr.note(PAPCOLL_ERR_ARG, "sendbuf is NULL (use MPI_IN_PLACE)");
+    else if (sendbuf_ != MPI_IN_PLACE &&
+             spans_overlap(sendbuf_, count_, layout_, recvbuf_, count_, layout_))
+      pr.note(PAPCOLL_ERR_ARG, "sendbuf and recvbuf overlap (aliased; use MPI_IN_PLACE)");
+    return pr;
   }
-  CollectiveCall::record_algorithm(algo);
-  if (algo == nullptr) {
-    const int rc = MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, ctx.comm);
+
+  // The rank's data (a copy of sendbuf when it is readable, else the op's identity) in memory of
+  // its own, reduced in place there; the result is dropped.
+  bool stand_in(CollectiveCall&, const ArgProblem&) override {
+    const void* source = sendbuf_ == MPI_IN_PLACE ? nullptr : sendbuf_;
+    void* tmp = nullptr;
+    if (!stand_in_elements(source, &tmp)) return false;
+    sendbuf_ = MPI_IN_PLACE;
+    recvbuf_ = tmp;
+    return true;
+  }
+
+  int run_native(CollectiveCall& call) override {
+    const int rc = MPI_Allreduce(sendbuf_, recvbuf_, count_, datatype_, op_, call.context().comm);
     return rc == MPI_SUCCESS ? PAPCOLL_SUCCESS : call.mpi_error({rc, "MPI_Allreduce"});
   }
-  if (call.p() == 1) {
-    if (sendbuf == MPI_IN_PLACE) return PAPCOLL_SUCCESS;
-    const MpiStatus s = copy_elements(recvbuf, sendbuf, count, layout, ctx.comm);
-    return s.ok() ? PAPCOLL_SUCCESS : call.mpi_error(s);
+
+  bool run_alone(CollectiveCall& call, int* rc) override {
+    if (sendbuf_ == MPI_IN_PLACE) return true;
+    const MpiStatus s = copy_elements(recvbuf_, sendbuf_, count_, layout_, call.context().comm);
+    *rc = s.ok() ? PAPCOLL_SUCCESS : call.mpi_error(s);
+    return true;
   }
 
-  in.arrivals = std::move(arrivals);
-  prepare(*algo, &in);
-  std::shared_ptr<const RankSchedule> schedule;
-  if (int rc = obtain_schedule(ctx, *algo, in, kWho, &schedule); rc != PAPCOLL_SUCCESS) return rc;
-
-  const MpiStatus s = execute_allreduce(*schedule, in.blocks, sendbuf, recvbuf, count, layout, op,
-                                        ctx.comm, ctx.scratch);
-  return s.ok() ? PAPCOLL_SUCCESS : call.mpi_error(s);
-}
+  MpiStatus execute(CollectiveCall& call, const RankSchedule& rs,
+                    const GeneratorInput& in) override {
+    CommContext& ctx = call.context();
+    MpiStatus s;
+    if (view_.direct) {
+      s = execute_allreduce(rs, in.blocks, sendbuf_, recvbuf_, view_.units, view_.unit, op_,
+                            ctx.comm, ctx.scratch);
+    } else {
+      // A type with holes: its data packed into units, reduced there, unpacked into recvbuf.
+      char* stage = ctx.work.reserve(view_.units * view_.unit.size);
+      s = pack_elements(stage, data_of(sendbuf_), count_, layout_, ctx.comm);
+      if (s.ok())
+        s = execute_schedule(rs, in.blocks, ExecBuffer{stage, view_.units, view_.unit, op_},
+                             ctx.comm, ctx.scratch);
+      if (!s.ok()) ctx.work.abandon();
+      if (s.ok()) s = unpack_elements(recvbuf_, stage, count_, layout_, ctx.comm);
+    }
+    if (!s.ok()) stand_in_.abandon();
+    return s;
+  }
+};
 
 }  // namespace
 }  // namespace papcoll
@@ -74,6 +84,8 @@ extern "C" int papcoll_allreduce(const void* sendbuf, void* recvbuf, int count,
   // The arrival time, for the monitor's history, before anything else.
   const double entry_time = papcoll::prediction::steady_seconds();
   return papcoll::guarded_call(papcoll::kWho, [&] {
-    return papcoll::allreduce(sendbuf, recvbuf, count, datatype, op, comm, opt, entry_time);
+    papcoll::AllreduceCall d(sendbuf, recvbuf, count, datatype, op);
+    return papcoll::run_collective(papcoll::kWho, papcoll::Collective::allreduce, d, opt, comm,
+                                   entry_time);
   });
 }

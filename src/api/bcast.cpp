@@ -1,14 +1,16 @@
-// papcoll_bcast: argument checks, algorithm choice, then the executor's broadcast wrapper. The
-// checks shared by every collective, and their order, are in collective_call.hpp.
+// papcoll_bcast as a description for the driver (collective_driver.hpp).
 //
-// "auto" is the circulant broadcast (Traff 2023, Algorithm 1) with the block count of the cost
-// model (registry.cpp, pipeline_blocks): under the Hockney model it is never slower than the
-// binomial tree, which is its own n = 1 case, and its n adapts to the message size.
+// The schedule runs on the bytes of the type signature (datatype_layout.hpp byte_view): MPI lets
+// the root send (n, MPI_INT) while the others receive (1, contiguous(n, MPI_INT)), so blocks are
+// split from count * size(datatype), which every rank agrees on, never from a rank's own count.
+// A dense datatype is broadcast in place; another is packed into scratch at the root and
+// unpacked at the others, so the holes of a receive datatype are never touched.
+#include <climits>
 #include <string>
 #include <vector>
 
-#include "api/collective_call.hpp"
-#include "api/schedule_source.hpp"
+#include "api/collective_driver.hpp"
+#include "api/stand_in.hpp"
 #include "executor/executor_vcollectives.hpp"
 
 namespace papcoll {
@@ -16,44 +18,91 @@ namespace {
 
 constexpr const char* kWho = "papcoll_bcast";
 
-int bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-          const papcoll_options* user_opt, double entry_time) {
-  CollectiveCall call(kWho, Collective::bcast);
-  if (count < 0) return call.arg_error("count is negative (" + std::to_string(count) + ")");
-  if (int rc = call.check_options_and_comm(user_opt, comm); rc != PAPCOLL_SUCCESS) return rc;
-  DatatypeLayout layout;
-  if (int rc = call.check_datatype(datatype, "datatype", &layout); rc != PAPCOLL_SUCCESS) return rc;
-  if (int rc = call.check_root(root); rc != PAPCOLL_SUCCESS) return rc;
-  if (count > 0 && buffer == nullptr) return call.local_arg_error("buffer is NULL");
+class BcastCall final : public CollectiveDescription {
+ public:
+  BcastCall(void* buffer, int count, MPI_Datatype datatype, int root)
+      : buffer_(buffer), count_(count), datatype_(datatype), root_(root) {}
 
-  if (int rc = call.enter_monitor(comm, entry_time); rc != PAPCOLL_SUCCESS) return rc;
-  if (count == 0 || layout.size == 0) return PAPCOLL_SUCCESS;
-  if (int rc = call.open_context(comm); rc != PAPCOLL_SUCCESS) return rc;
-  CommContext& ctx = call.context();
-  // No broadcast or all-gatherv algorithm reads arrival times yet, so none are agreed on.
+  ArgProblem check(CollectiveCall& call) override {
+    ArgProblem pr;
+    desc_.root = root_;
+    if (count_ < 0) {
+      pr.note(PAPCOLL_ERR_ARG, "count is negative (" + std::to_string(count_) + ")", false);
+      return pr;
+    }
+    if (std::string why;
+        const int code = call.datatype_problem(datatype_, "datatype", &layout_, &why)) {
+      pr.note(code, why, false);
+      return pr;
+    }
+    desc_.count = count_;
+    desc_.type = datatype_;
+    if (pr = call.root_problem(root_); !pr.ok()) return pr;
+    view_ = byte_view(layout_, count_);
+    is_root_ = call.rank() == root_;
+    if (count_ > 0 && buffer_ == nullptr) pr.note(PAPCOLL_ERR_ARG, "buffer is NULL");
+    return pr;
+  }
 
-  const AlgorithmInfo* algo = call.selection().is_auto ? choose_bcast(GeneratorInput{})
-                                                       : call.selection().algo;
-  CollectiveCall::record_algorithm(algo);
-  if (algo == nullptr) {
-    const int rc = MPI_Bcast(buffer, count, datatype, root, ctx.comm);
+  // Zeros of the rank's own: the root sends them (the other ranks receive zeros and cannot tell,
+  // docs/errors.md), another rank receives into them.
+  bool stand_in(CollectiveCall&, const ArgProblem&) override {
+    buffer_ = stand_in_.elements(layout_, count_);
+    return true;
+  }
+
+  CallDescriptor descriptor() const override { return desc_; }
+  bool moves_nothing() const override { return view_.units == 0; }
+  // Message sizes are ints; MPI_Bcast handles larger buffers in the user's elements.
+  bool needs_native() const override { return view_.units > INT_MAX; }
+
+  int run_native(CollectiveCall& call) override {
+    const int rc = MPI_Bcast(buffer_, count_, datatype_, root_, call.context().comm);
     return rc == MPI_SUCCESS ? PAPCOLL_SUCCESS : call.mpi_error({rc, "MPI_Bcast"});
   }
-  if (call.p() == 1) return PAPCOLL_SUCCESS;  // the root's buffer is already the result
 
-  GeneratorInput in;
-  in.p = call.p();
-  in.root = root;
-  in.cost = call.cost();
-  in.bytes = static_cast<double>(count) * layout.size;
-  in.blocks = call.block_count(*algo, in, count);
-  std::shared_ptr<const RankSchedule> schedule;
-  if (int rc = obtain_schedule(ctx, *algo, in, kWho, &schedule); rc != PAPCOLL_SUCCESS) return rc;
+  bool run_alone(CollectiveCall&, int*) override { return true; }  // the root's buffer is it
 
-  const MpiStatus s =
-      execute_bcast(*schedule, in.blocks, buffer, count, layout, ctx.comm, ctx.scratch);
-  return s.ok() ? PAPCOLL_SUCCESS : call.mpi_error(s);
-}
+  GeneratorInput generator_input(const CollectiveCall& call, const AlgorithmInfo& algo,
+                                 std::vector<double>) override {
+    GeneratorInput in;
+    in.p = call.p();
+    in.root = root_;
+    in.cost = call.cost();
+    in.bytes = static_cast<double>(view_.units);
+    in.blocks = call.block_count(algo, in, view_.units);
+    return in;
+  }
+
+  MpiStatus execute(CollectiveCall& call, const RankSchedule& rs,
+                    const GeneratorInput& in) override {
+    CommContext& ctx = call.context();
+    MpiStatus s;
+    if (view_.direct) {
+      s = execute_bcast(rs, in.blocks, buffer_, view_.units, byte_layout(), ctx.comm, ctx.scratch);
+    } else {
+      char* stage = ctx.work.reserve(view_.units);
+      if (is_root_) s = pack_elements(stage, buffer_, count_, layout_, ctx.comm);
+      if (s.ok())
+        s = execute_bcast(rs, in.blocks, stage, view_.units, byte_layout(), ctx.comm, ctx.scratch);
+      if (!s.ok()) ctx.work.abandon();
+      if (s.ok() && !is_root_) s = unpack_elements(buffer_, stage, count_, layout_, ctx.comm);
+    }
+    if (!s.ok()) stand_in_.abandon();
+    return s;
+  }
+
+ private:
+  void* buffer_;
+  const int count_;
+  const MPI_Datatype datatype_;
+  const int root_;
+  bool is_root_ = false;
+  DatatypeLayout layout_;
+  DataView view_;
+  CallDescriptor desc_;
+  StandInBuffer stand_in_;
+};
 
 }  // namespace
 }  // namespace papcoll
@@ -62,6 +111,8 @@ extern "C" int papcoll_bcast(void* buffer, int count, MPI_Datatype datatype, int
                              MPI_Comm comm, const papcoll_options* opt) {
   const double entry_time = papcoll::prediction::steady_seconds();
   return papcoll::guarded_call(papcoll::kWho, [&] {
-    return papcoll::bcast(buffer, count, datatype, root, comm, opt, entry_time);
+    papcoll::BcastCall d(buffer, count, datatype, root);
+    return papcoll::run_collective(papcoll::kWho, papcoll::Collective::bcast, d, opt, comm,
+                                   entry_time);
   });
 }

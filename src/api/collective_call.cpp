@@ -32,8 +32,28 @@ int CollectiveCall::mpi_error(const MpiStatus& s) const {
   return fail(PAPCOLL_ERR_MPI, std::string(who_) + ": " + describe(s));
 }
 
-int CollectiveCall::check_options_and_comm(const papcoll_options* user_opt, MPI_Comm comm) {
+int ArgProblem::report(const CollectiveCall& call) const {
+  return fail(code, std::string(call.who()) + ": " + what);
+}
+
+int ArgProblem::report_local(const CollectiveCall& call) const {
+  return fail_local(code, std::string(call.who()) + ": " + what);
+}
+
+int CollectiveCall::check_comm(MPI_Comm comm) {
   t_last_algorithm = "";
+  if (comm == MPI_COMM_NULL) return arg_error("comm is MPI_COMM_NULL");
+  int inter = 0;
+  if (int rc = MPI_Comm_test_inter(comm, &inter); rc != MPI_SUCCESS)
+    return mpi_error({rc, "MPI_Comm_test_inter"});
+  if (inter) return arg_error("intercommunicators are not supported");
+  if (int rc = MPI_Comm_size(comm, &p_); rc != MPI_SUCCESS) return mpi_error({rc, "MPI_Comm_size"});
+  if (int rc = MPI_Comm_rank(comm, &rank_); rc != MPI_SUCCESS)
+    return mpi_error({rc, "MPI_Comm_rank"});
+  return PAPCOLL_SUCCESS;
+}
+
+int CollectiveCall::check_options(const papcoll_options* user_opt) {
   if (std::string error; !read_user_options(user_opt, &opt_, &error)) return arg_error(error);
   if (opt_.blocks < 0) return arg_error("blocks is negative (" + std::to_string(opt_.blocks) + ")");
   // Hockney parameters: <= 0 means the default, anything not finite is a mistake.
@@ -43,21 +63,14 @@ int CollectiveCall::check_options_and_comm(const papcoll_options* user_opt, MPI_
     if (given > 0) *dst = given;
   }
   if (opt_.monitor != nullptr) {
-    monitor_ = prediction::monitor_from_handle(opt_.monitor);
-    if (monitor_ == nullptr) return arg_error("options->monitor is not a monitor (freed?)");
+    std::string why;
+    monitor_ = prediction::monitor_from_handle(opt_.monitor, &why);
+    if (monitor_ == nullptr) return arg_error("options->monitor: " + why);
   }
   if (!resolve_algorithm(collective_, opt_.algorithm, &sel_))
     return fail(PAPCOLL_ERR_ALGORITHM, std::string(who_) + ": unknown algorithm '" +
                                            opt_.algorithm + "'; valid: " +
                                            algorithm_names(collective_, ", "));
-  if (comm == MPI_COMM_NULL) return arg_error("comm is MPI_COMM_NULL");
-  int inter = 0;
-  if (int rc = MPI_Comm_test_inter(comm, &inter); rc != MPI_SUCCESS)
-    return mpi_error({rc, "MPI_Comm_test_inter"});
-  if (inter) return arg_error("intercommunicators are not supported");
-  if (int rc = MPI_Comm_size(comm, &p_); rc != MPI_SUCCESS) return mpi_error({rc, "MPI_Comm_size"});
-  if (int rc = MPI_Comm_rank(comm, &rank_); rc != MPI_SUCCESS)
-    return mpi_error({rc, "MPI_Comm_rank"});
   return PAPCOLL_SUCCESS;
 }
 
@@ -85,30 +98,40 @@ int CollectiveCall::datatype_problem(MPI_Datatype type, const char* what, Dataty
   return PAPCOLL_SUCCESS;
 }
 
-int CollectiveCall::check_root(int root) const {
+ArgProblem CollectiveCall::root_problem(int root) const {
+  ArgProblem pr;
   if (root < 0 || root >= p_)
-    return arg_error("root " + std::to_string(root) + " is out of range for " +
-                     std::to_string(p_) + " ranks");
-  return PAPCOLL_SUCCESS;
+    pr.note(PAPCOLL_ERR_ARG, "root " + std::to_string(root) + " is out of range for " +
+                                 std::to_string(p_) + " ranks",
+            false);
+  return pr;
 }
 
-int CollectiveCall::check_op(MPI_Op op) {
-  if (op == MPI_OP_NULL) return arg_error("op is MPI_OP_NULL");
+ArgProblem CollectiveCall::op_problem(MPI_Op op) {
+  ArgProblem pr;
+  // No stand-in op exists: every papcoll schedule combines at every rank or may, and whether the
+  // others refuse a non-commutative op is unknown here (docs/errors.md).
+  if (op == MPI_OP_NULL) {
+    pr.note(PAPCOLL_ERR_ARG, "op is MPI_OP_NULL", false);
+    return pr;
+  }
   int commutative = 1;
-  if (int rc = MPI_Op_commutative(op, &commutative); rc != MPI_SUCCESS)
-    return mpi_error({rc, "MPI_Op_commutative"});
+  if (int rc = MPI_Op_commutative(op, &commutative); rc != MPI_SUCCESS) {
+    pr.note(PAPCOLL_ERR_MPI, describe(MpiStatus{rc, "MPI_Op_commutative"}), false);
+    return pr;
+  }
   commutative_ = commutative != 0;
+  // The same verdict on every rank that passes the same op and algorithm, as MPI requires.
   if (sel_.algo != nullptr && sel_.algo->reorders_reduction && !commutative_)
-    return fail(PAPCOLL_ERR_OP, std::string(who_) + ": algorithm '" + sel_.algo->name +
-                                    "' reorders the reduction and needs a commutative op");
-  return PAPCOLL_SUCCESS;
+    pr.note(PAPCOLL_ERR_OP, std::string("algorithm '") + sel_.algo->name +
+                                "' reorders the reduction and needs a commutative op",
+            false);
+  return pr;
 }
 
 int CollectiveCall::enter_monitor(MPI_Comm comm, double entry_time) {
   if (monitor_ == nullptr) return PAPCOLL_SUCCESS;
-  if (int rc = monitor_->enter_call(comm, entry_time, opt_.monitor_site, who_, &predicted_);
-      rc != PAPCOLL_SUCCESS)
-    return rc;
+  PAPCOLL_TRY(monitor_->enter_call(comm, entry_time, opt_.monitor_site, who_, &predicted_));
   in_monitor_call_ = true;
   return PAPCOLL_SUCCESS;
 }

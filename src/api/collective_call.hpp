@@ -1,12 +1,7 @@
 // The part every collective entry point shares: options, communicator and datatype checks, the
 // algorithm name, the monitor's call step, the communicator's context and the agreed arrival
-// vector. Each entry point (allreduce.cpp, reduce.cpp, bcast.cpp, allgatherv.cpp) keeps only what
-// is its own: buffer rules, its "auto" rule and the executor wrapper it calls.
-//
-// Order matters for MPI's collective semantics: every check that can fail on one rank only (a bad
-// pointer, say) must run before enter_monitor(), the first communication of a call, so a misused
-// call returns instead of leaving the other ranks blocked inside papcoll. Checks of agreed data
-// (arrival times) come after it and give the same answer on every rank.
+// vector. The order of a call's steps is the driver's (collective_driver.hpp); each collective
+// describes only what is its own (its buffer rules, MPI_IN_PLACE, its executor wrapper).
 #pragma once
 
 #include <mpi.h>
@@ -25,6 +20,34 @@
 
 namespace papcoll {
 
+class CollectiveCall;
+
+// What a rank finds wrong with its own arguments. Most such problems are seen by one rank only,
+// so the other ranks go on into the communication: a rank that returned at once would leave them
+// waiting forever. Where the rank still knows the call's message pattern (count, datatypes, root,
+// op, algorithm are valid; only a buffer is NULL or aliased) it takes part with stand-in data
+// and returns the error afterwards (pattern_known); otherwise the driver hands the problem to
+// refuse_without_pattern (collective_driver.hpp).
+struct ArgProblem {
+  int code = PAPCOLL_SUCCESS;
+  std::string what;  // without the "<who>: " prefix
+  bool pattern_known = true;
+
+  bool ok() const { return code == PAPCOLL_SUCCESS; }
+  // Keeps the first problem only: it is the one the caller should fix first.
+  void note(int c, std::string w, bool known = true) {
+    if (ok()) {
+      code = c;
+      what = std::move(w);
+      pattern_known = known;
+    }
+  }
+  // Fails the call with this problem (papcoll_last_error() = "<who>: <what>").
+  int report(const CollectiveCall& call) const;
+  // The same for a problem only this rank sees (fail_local, error.hpp).
+  int report_local(const CollectiveCall& call) const;
+};
+
 class CollectiveCall {
  public:
   CollectiveCall(const char* who, Collective collective) : who_(who), collective_(collective) {}
@@ -40,9 +63,10 @@ class CollectiveCall {
   int local_arg_error(const std::string& what) const;
   int mpi_error(const MpiStatus& s) const;
 
-  // The options (version, blocks, Hockney parameters, monitor handle, algorithm name) and the
-  // communicator (not null, not an intercommunicator); sets p() and rank().
-  int check_options_and_comm(const papcoll_options* user_opt, MPI_Comm comm);
+  // The communicator (not null, not an intercommunicator); sets p() and rank().
+  int check_comm(MPI_Comm comm);
+  // The options (version, blocks, Hockney parameters, monitor handle, algorithm name).
+  int check_options(const papcoll_options* user_opt);
   // A datatype the executor can run on: not null, extent > 0 unless it carries no data. `what`
   // names the argument in the message ("datatype", "recvtype").
   int check_datatype(MPI_Datatype type, const char* what, DatatypeLayout* out) const;
@@ -51,10 +75,10 @@ class CollectiveCall {
   int datatype_problem(MPI_Datatype type, const char* what, DatatypeLayout* out,
                        std::string* why) const;
   // A root in [0, p).
-  int check_root(int root) const;
-  // Refuses an algorithm that reorders the reduction when `op` is not commutative; sets
-  // commutative().
-  int check_op(MPI_Op op);
+  ArgProblem root_problem(int root) const;
+  // Not MPI_OP_NULL, and not a non-commutative op for an algorithm that reorders the reduction
+  // (PAPCOLL_ERR_OP); sets commutative().
+  ArgProblem op_problem(MPI_Op op);
 
   // One monitor step when the options name a monitor: the call's first communication.
   int enter_monitor(MPI_Comm comm, double entry_time);
@@ -72,6 +96,7 @@ class CollectiveCall {
   bool commutative() const { return commutative_; }
   CommContext& context() const { return *ctx_; }
   const char* who() const { return who_; }
+  Collective collective() const { return collective_; }
 
   // Records the algorithm the call runs (nullptr: the MPI library's) for papcoll_last_algorithm.
   static void record_algorithm(const AlgorithmInfo* algo);
@@ -87,7 +112,7 @@ class CollectiveCall {
   papcoll_options opt_{};
   CostParams cost_;
   Selection sel_;
-  prediction::Monitor* monitor_ = nullptr;
+  prediction::MonitorLease monitor_;  // held until the call returns (papcoll_monitor_free waits)
   bool in_monitor_call_ = false;
   prediction::CallPattern predicted_;
   int p_ = 1;

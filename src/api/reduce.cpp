@@ -1,17 +1,12 @@
-// papcoll_reduce: argument checks, algorithm choice, then the executor's reduce wrapper.
-//
-// The shared checks and their order are in collective_call.hpp. What is reduce's own: a root
-// (part of the schedule cache key), buffers that matter only at the root, MPI_IN_PLACE only at
-// the root, and a work buffer from the communicator's context at the other ranks.
+// papcoll_reduce as a description for the driver (collective_driver.hpp). What is reduce's own: a
+// root (part of the schedule cache key), buffers that matter only at the root, MPI_IN_PLACE only
+// at the root, Clairvoyant's round time, and a work buffer from the communicator's context at the
+// other ranks.
 #include <algorithm>
-#include <cmath>
-#include <limits>
-#include <new>
 #include <string>
 #include <vector>
 
-#include "api/collective_call.hpp"
-#include "api/schedule_source.hpp"
+#include "api/reduction_call.hpp"
 #include "executor/executor_reduce.hpp"
 
 namespace papcoll {
@@ -24,40 +19,82 @@ constexpr const char* kWho = "papcoll_reduce";
 // (agreed) input valid and changes no decision that matters.
 constexpr double kMaxRoundsOfSpread = 1e12;
 
-int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-           int root, MPI_Comm comm, const papcoll_options* user_opt, double entry_time) {
-  CollectiveCall call(kWho, Collective::reduce);
-  if (count < 0) return call.arg_error("count is negative (" + std::to_string(count) + ")");
-  if (int rc = call.check_options_and_comm(user_opt, comm); rc != PAPCOLL_SUCCESS) return rc;
-  DatatypeLayout layout;
-  if (int rc = call.check_datatype(datatype, "datatype", &layout); rc != PAPCOLL_SUCCESS) return rc;
-  if (int rc = call.check_op(op); rc != PAPCOLL_SUCCESS) return rc;
-  if (int rc = call.check_root(root); rc != PAPCOLL_SUCCESS) return rc;
-  const bool is_root = call.rank() == root;
-  if (!is_root && sendbuf == MPI_IN_PLACE)
-    return call.local_arg_error("MPI_IN_PLACE is only allowed at the root");
-  if (count > 0 && sendbuf == nullptr)
-    return call.local_arg_error(is_root ? "sendbuf is NULL (use MPI_IN_PLACE)" : "sendbuf is NULL");
-  if (count > 0 && is_root && recvbuf == nullptr)
-    return call.local_arg_error("recvbuf is NULL at the root");
+class ReduceCall final : public ReductionCall {
+ public:
+  using ReductionCall::ReductionCall;
 
-  // One monitor step per call that passes the checks, even with nothing to send (as allreduce).
-  if (int rc = call.enter_monitor(comm, entry_time); rc != PAPCOLL_SUCCESS) return rc;
-  if (count == 0 || layout.size == 0) return PAPCOLL_SUCCESS;  // same on every rank: no messages
-  if (int rc = call.open_context(comm); rc != PAPCOLL_SUCCESS) return rc;
-  CommContext& ctx = call.context();
-  std::vector<double> arrivals;
-  if (int rc = call.arrivals(&arrivals); rc != PAPCOLL_SUCCESS) return rc;
+  ArgProblem check(CollectiveCall& call) override {
+    ArgProblem pr = check_common(call);
+    if (!pr.ok()) return pr;
+    is_root_ = call.rank() == root_;
+    if (!is_root_ && sendbuf_ == MPI_IN_PLACE)
+      pr.note(PAPCOLL_ERR_ARG, "MPI_IN_PLACE is only allowed at the root");
+    if (count_ == 0) return pr;
+    if (sendbuf_ == nullptr)
+      pr.note(PAPCOLL_ERR_ARG, is_root_ ? "sendbuf is NULL (use MPI_IN_PLACE)" : "sendbuf is NULL");
+    else if (is_root_ && recvbuf_ == nullptr)
+      pr.note(PAPCOLL_ERR_ARG, "recvbuf is NULL at the root");
+    else if (is_root_ && sendbuf_ != MPI_IN_PLACE &&
+             spans_overlap(sendbuf_, count_, layout_, recvbuf_, count_, layout_))
+      pr.note(PAPCOLL_ERR_ARG, "sendbuf and recvbuf overlap at the root (aliased; use MPI_IN_PLACE)");
+    return pr;
+  }
 
-  GeneratorInput in;
-  in.p = call.p();
-  in.root = root;
-  in.cost = call.cost();
-  in.bytes = static_cast<double>(count) * layout.size;
-  const PrepareInput prepare = [&](const AlgorithmInfo& a, GeneratorInput* g) {
-    // More blocks than elements would only add empty messages (and Clairvoyant rounds).
-    g->blocks = call.block_count(a, *g, count);
-    if (!a.uses_arrivals) g->arrivals.clear();
+  // The root reduces into memory of its own, starting from a copy of sendbuf where it is
+  // readable, else from the op's identity; another rank contributes the identity. Results are
+  // dropped.
+  bool stand_in(CollectiveCall&, const ArgProblem&) override {
+    void* tmp = nullptr;
+    if (is_root_) {
+      if (!stand_in_elements(sendbuf_ == MPI_IN_PLACE ? nullptr : sendbuf_, &tmp)) return false;
+      sendbuf_ = MPI_IN_PLACE;
+      recvbuf_ = tmp;
+    } else {
+      if (!stand_in_elements(nullptr, &tmp)) return false;
+      sendbuf_ = tmp;
+    }
+    return true;
+  }
+
+  int run_native(CollectiveCall& call) override {
+    const int rc =
+        MPI_Reduce(sendbuf_, recvbuf_, count_, datatype_, op_, root_, call.context().comm);
+    return rc == MPI_SUCCESS ? PAPCOLL_SUCCESS : call.mpi_error({rc, "MPI_Reduce"});
+  }
+
+  bool run_alone(CollectiveCall& call, int* rc) override {
+    if (sendbuf_ == MPI_IN_PLACE) return true;
+    const MpiStatus s = copy_elements(recvbuf_, sendbuf_, count_, layout_, call.context().comm);
+    *rc = s.ok() ? PAPCOLL_SUCCESS : call.mpi_error(s);
+    return true;
+  }
+
+  MpiStatus execute(CollectiveCall& call, const RankSchedule& rs,
+                    const GeneratorInput& in) override {
+    CommContext& ctx = call.context();
+    MpiStatus s;
+    if (view_.direct) {
+      s = execute_reduce(rs, in.blocks, ctx.rank, root_, sendbuf_, recvbuf_, view_.units,
+                         view_.unit, op_, ctx.comm, ctx.scratch, ctx.work);
+    } else {
+      // A type with holes: its data packed into units and reduced there (the root unpacks the
+      // result into recvbuf).
+      char* stage = ctx.work.reserve(view_.units * view_.unit.size);
+      s = pack_elements(stage, data_of(sendbuf_), count_, layout_, ctx.comm);
+      if (s.ok())
+        s = execute_schedule(rs, in.blocks, ExecBuffer{stage, view_.units, view_.unit, op_},
+                             ctx.comm, ctx.scratch);
+      if (!s.ok()) ctx.work.abandon();
+      if (s.ok() && is_root_) s = unpack_elements(recvbuf_, stage, count_, layout_, ctx.comm);
+    }
+    if (!s.ok()) stand_in_.abandon();
+    return s;
+  }
+
+ private:
+  void prepare(const CollectiveCall& call, const AlgorithmInfo& algo,
+               GeneratorInput* g) const override {
+    ReductionCall::prepare(call, algo, g);
     // Clairvoyant's round time d: sending and reducing one segment under the cost model
     // (alpha + (beta + gamma) * bytes / blocks), in seconds like the arrivals.
     g->round_time = block_round_time(*g);
@@ -65,32 +102,10 @@ int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
       const auto [lo, hi] = std::minmax_element(g->arrivals.begin(), g->arrivals.end());
       g->round_time = std::max(g->round_time, (*hi - *lo) / kMaxRoundsOfSpread);
     }
-  };
-  const AlgorithmInfo* algo = call.selection().algo;
-  if (call.selection().is_auto) {
-    in.arrivals = arrivals;
-    algo = choose_reduce(call.commutative(), in, prepare);
-  }
-  CollectiveCall::record_algorithm(algo);
-  if (algo == nullptr) {
-    const int rc = MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, ctx.comm);
-    return rc == MPI_SUCCESS ? PAPCOLL_SUCCESS : call.mpi_error({rc, "MPI_Reduce"});
-  }
-  if (call.p() == 1) {
-    if (sendbuf == MPI_IN_PLACE) return PAPCOLL_SUCCESS;
-    const MpiStatus s = copy_elements(recvbuf, sendbuf, count, layout, ctx.comm);
-    return s.ok() ? PAPCOLL_SUCCESS : call.mpi_error(s);
   }
 
-  in.arrivals = std::move(arrivals);
-  prepare(*algo, &in);
-  std::shared_ptr<const RankSchedule> schedule;
-  if (int rc = obtain_schedule(ctx, *algo, in, kWho, &schedule); rc != PAPCOLL_SUCCESS) return rc;
-
-  const MpiStatus s = execute_reduce(*schedule, in.blocks, ctx.rank, root, sendbuf, recvbuf,
-                                     count, layout, op, ctx.comm, ctx.scratch, ctx.work);
-  return s.ok() ? PAPCOLL_SUCCESS : call.mpi_error(s);
-}
+  bool is_root_ = false;
+};
 
 }  // namespace
 }  // namespace papcoll
@@ -101,6 +116,8 @@ extern "C" int papcoll_reduce(const void* sendbuf, void* recvbuf, int count,
   // The arrival time, for the monitor's history, before anything else.
   const double entry_time = papcoll::prediction::steady_seconds();
   return papcoll::guarded_call(papcoll::kWho, [&] {
-    return papcoll::reduce(sendbuf, recvbuf, count, datatype, op, root, comm, opt, entry_time);
+    papcoll::ReduceCall d(sendbuf, recvbuf, count, datatype, op, root);
+    return papcoll::run_collective(papcoll::kWho, papcoll::Collective::reduce, d, opt, comm,
+                                   entry_time);
   });
 }

@@ -70,23 +70,15 @@ LinkModelResult model_of_values(int p, const std::vector<double>& v) {
 
 }  // namespace
 
-int ArgProblem::report(const CollectiveCall& call) const {
-  return fail(code, std::string(call.who()) + ": " + what);
-}
-
-int ArgProblem::report_local(const CollectiveCall& call) const {
-  return fail_local(code, std::string(call.who()) + ": " + what);
-}
-
 ArgProblem check_root_portions(const CollectiveCall& call, const PortionsArgs& a,
                                DatatypeLayout* layout, std::vector<long long>* bytes) {
   ArgProblem pr;
   const int p = call.p();
-  if (a.counts == nullptr) pr.note(PAPCOLL_ERR_ARG, std::string(a.counts_name) + " is NULL");
-  if (a.displs == nullptr) pr.note(PAPCOLL_ERR_ARG, "displs is NULL");
+  if (a.counts == nullptr) pr.note(PAPCOLL_ERR_ARG, std::string(a.counts_name) + " is NULL", false);
+  if (a.displs == nullptr) pr.note(PAPCOLL_ERR_ARG, "displs is NULL", false);
   if (std::string why; pr.ok()) {
     const int code = call.datatype_problem(a.type, a.type_name, layout, &why);
-    if (code != PAPCOLL_SUCCESS) pr.note(code, why);
+    if (code != PAPCOLL_SUCCESS) pr.note(code, why, false);
   }
   if (!pr.ok()) return pr;
   bytes->assign(static_cast<size_t>(p), 0);
@@ -94,10 +86,12 @@ ArgProblem check_root_portions(const CollectiveCall& call, const PortionsArgs& a
   for (int i = 0; i < p && pr.ok(); ++i) {
     if (a.counts[i] < 0)
       pr.note(PAPCOLL_ERR_ARG, std::string(a.counts_name) + "[" + std::to_string(i) +
-                                   "] is negative (" + std::to_string(a.counts[i]) + ")");
+                                   "] is negative (" + std::to_string(a.counts[i]) + ")",
+              false);
     else if (a.displs[i] < 0)
       pr.note(PAPCOLL_ERR_ARG, "displs[" + std::to_string(i) + "] is negative (" +
-                                   std::to_string(a.displs[i]) + ")");
+                                   std::to_string(a.displs[i]) + ")",
+              false);
     (*bytes)[i] = static_cast<long long>(std::max(a.counts[i], 0)) * layout->size;
     total += (*bytes)[i];
   }
@@ -105,7 +99,8 @@ ArgProblem check_root_portions(const CollectiveCall& call, const PortionsArgs& a
   if (total > INT_MAX)
     pr.note(PAPCOLL_ERR_ARG, "the portions have " + std::to_string(total) +
                                  " bytes in all; at most " + std::to_string(INT_MAX) +
-                                 " are supported");
+                                 " are supported",
+             false);
   else if (total > 0 && a.buf == nullptr)
     pr.note(PAPCOLL_ERR_ARG, std::string(a.buf_name) + " is NULL");
   return pr;
@@ -114,14 +109,15 @@ ArgProblem check_root_portions(const CollectiveCall& call, const PortionsArgs& a
 ArgProblem check_own_portion(const CollectiveCall& call, const OwnArgs& a, DatatypeLayout* layout) {
   ArgProblem pr;
   if (a.buf == MPI_IN_PLACE)
-    pr.note(PAPCOLL_ERR_ARG, std::string(a.buf_name) + " is MPI_IN_PLACE on a rank that is not "
-                                 "the root");
+    pr.note(PAPCOLL_ERR_ARG,
+            std::string(a.buf_name) + " is MPI_IN_PLACE on a rank that is not the root", false);
   else if (a.count < 0)
     pr.note(PAPCOLL_ERR_ARG, std::string(a.count_name) + " is negative (" +
-                                 std::to_string(a.count) + ")");
+                                 std::to_string(a.count) + ")",
+            false);
   if (std::string why; pr.ok()) {
     const int code = call.datatype_problem(a.type, a.type_name, layout, &why);
-    if (code != PAPCOLL_SUCCESS) pr.note(code, why);
+    if (code != PAPCOLL_SUCCESS) pr.note(code, why, false);
   }
   if (pr.ok() && a.count > 0 && layout->size > 0 && a.buf == nullptr)
     pr.note(PAPCOLL_ERR_ARG, std::string(a.buf_name) + " is NULL");
@@ -135,7 +131,8 @@ ArgProblem check_own_bytes(const OwnArgs& a, const DatatypeLayout& layout, long 
   if (mine != root_bytes)
     pr.note(PAPCOLL_ERR_ARG, std::string(a.count_name) + " * size(" + a.type_name + ") = " +
                                  std::to_string(mine) + " bytes differs from " + root_side +
-                                 " = " + std::to_string(root_bytes) + " bytes");
+                                 " = " + std::to_string(root_bytes) + " bytes",
+            false);
   return pr;
 }
 

@@ -29,23 +29,6 @@
 
 namespace papcoll {
 
-struct ArgProblem {
-  int code = PAPCOLL_SUCCESS;
-  std::string what;  // without the "<who>: " prefix
-
-  bool ok() const { return code == PAPCOLL_SUCCESS; }
-  // Keeps the first problem only: it is the one the caller should fix first.
-  void note(int c, std::string w) {
-    if (ok()) {
-      code = c;
-      what = std::move(w);
-    }
-  }
-  // Fails the call with this problem (papcoll_last_error() = "<who>: <what>").
-  int report(const CollectiveCall& call) const;
-  // The same for a problem only this rank sees (fail_local, error.hpp).
-  int report_local(const CollectiveCall& call) const;
-};
 
 // The root's side: every rank's portion in buf (scatterv: sendbuf, sendcounts, displs, sendtype;
 // gatherv: recvbuf, recvcounts, displs, recvtype). The names are the parameters' for messages.

@@ -111,6 +111,30 @@ const AlgorithmInfo* choose_allgatherv(const GeneratorInput&, bool shared_window
   return find_algorithm(Collective::allgatherv, shared_window ? "linear" : "circulant");
 }
 
+AutoChoice choose_auto(Collective c, const AutoRequest& r) {
+  AutoChoice choice;
+  switch (c) {
+    case Collective::allreduce:
+      choice.algo = choose_allreduce(r.units, r.commutative, r.base, r.prepare);
+      break;
+    case Collective::reduce:
+      choice.algo = choose_reduce(r.commutative, r.base, r.prepare);
+      break;
+    case Collective::bcast:
+      choice.algo = choose_bcast(r.base);
+      break;
+    case Collective::allgatherv:
+      choice.algo = choose_allgatherv(r.base, r.shared_memory);
+      break;
+    case Collective::scatterv:
+    case Collective::gatherv:
+      choice.tree_by_schedule_source = true;
+      return choice;
+  }
+  choice.native = choice.algo == nullptr;
+  return choice;
+}
+
 double imbalance_factor(const std::vector<double>& arrivals, const CostParams& cost,
                         double bytes) {
   if (arrivals.empty()) return 0.0;

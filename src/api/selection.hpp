@@ -91,4 +91,23 @@ const AlgorithmInfo* choose_bcast(const GeneratorInput& base);
 // broadcast.
 const AlgorithmInfo* choose_allgatherv(const GeneratorInput& base, bool shared_window);
 
+// The one seam through which every collective's "auto" is resolved (api/collective_driver.hpp
+// calls it; it applies the per-collective rules above). Everything in the request is agreed
+// on by every rank, so every rank takes the same decision.
+struct AutoRequest {
+  int64_t units = 0;         // the data in the call's agreed units (datatype_layout.hpp DataView)
+  bool commutative = true;   // the op's (reductions)
+  GeneratorInput base;       // p, root, cost, bytes, counts and the agreed arrivals
+  PrepareInput prepare;      // completes `base` for one algorithm (blocks, round time)
+  bool shared_memory = false;  // all-gatherv: the shared-memory transport can carry the call
+};
+struct AutoChoice {
+  const AlgorithmInfo* algo = nullptr;  // the registry row that runs
+  bool native = false;                  // the MPI library's collective
+  // scatterv/gatherv: choose_sg_tree picks the tree where the schedule is obtained (cached with
+  // it, api/schedule_source.hpp obtain_sg_schedule).
+  bool tree_by_schedule_source = false;
+};
+AutoChoice choose_auto(Collective c, const AutoRequest& r);
+
 }  // namespace papcoll

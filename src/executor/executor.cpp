@@ -97,9 +97,7 @@ class Run {
       if (!s.ok()) return s;
     }
     if (sends_.empty()) return {};
-    return mpi_check(MPI_Waitall(static_cast<int>(sends_.size()), sends_.data(),
-                                 MPI_STATUSES_IGNORE),
-                     "MPI_Waitall");
+    return wait_all(static_cast<int>(sends_.size()), sends_.data());
   }
 
  private:
@@ -161,10 +159,8 @@ class Run {
       });
     }
 
-    if (!recv_reqs_.empty())
-      PAPCOLL_MPI_TRY(MPI_Waitall(static_cast<int>(recv_reqs_.size()), recv_reqs_.data(),
-                                  MPI_STATUSES_IGNORE),
-                      "MPI_Waitall");
+    if (MpiStatus w = wait_all(static_cast<int>(recv_reqs_.size()), recv_reqs_.data()); !w.ok())
+      return w;
 
     for (const RecvPlan& p : plans_) {
       if (p.scratch_offset < 0) continue;

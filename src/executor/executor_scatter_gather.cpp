@@ -8,18 +8,6 @@ namespace {
 
 constexpr int kOwnTag = 1;  // the root's self-message that converts its own portion
 
-const DatatypeLayout& byte_layout() {
-  static const DatatypeLayout l = [] {
-    DatatypeLayout b;
-    b.type = MPI_BYTE;
-    b.extent = b.true_extent = 1;
-    b.size = 1;
-    b.dense = true;
-    return b;
-  }();
-  return l;
-}
-
 // Which blocks this rank's steps send or receive.
 std::vector<char> touched_blocks(const RankSchedule& rs, int p) {
   std::vector<char> touched(static_cast<size_t>(p), 0);

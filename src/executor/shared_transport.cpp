@@ -28,6 +28,12 @@ MpiStatus execute_schedule_shared(const RankSchedule& rs, int blocks, const Exec
   const DatatypeLayout& layout = buf.layout;
   win.begin_call();
   std::vector<char> published(static_cast<size_t>(blocks), 0);
+  // Where block b lies in a segment: the blocks one after the other, in block order. Every rank
+  // computes the same positions from the block lengths (agreed), whatever its own table's
+  // offsets in its buffer (its displacements, gaps, a packed or an in-place buffer).
+  std::vector<int64_t> segment_at(static_cast<size_t>(blocks) + 1, 0);
+  for (int b = 0; b < blocks; ++b)
+    segment_at[b + 1] = segment_at[b] + range_of(buf, blocks, b).count;
   char* own = win.data(rs.rank);
   for (const Step& st : rs.steps) {
     const std::span<const Op> ops = rs.ops_of(st);
@@ -38,7 +44,7 @@ MpiStatus execute_schedule_shared(const RankSchedule& rs, int blocks, const Exec
         published[static_cast<size_t>(b)] = 1;
         const BlockRange r = range_of(buf, blocks, b);
         if (r.count == 0) continue;  // both sides skip empty blocks
-        const MpiStatus s = pack_elements(own + r.offset * layout.size,
+        const MpiStatus s = pack_elements(own + segment_at[b] * layout.size,
                                           layout.at(buf.work, r.offset), r.count, layout, comm);
         if (!s.ok()) return s;
         win.publish(b);
@@ -54,7 +60,8 @@ MpiStatus execute_schedule_shared(const RankSchedule& rs, int blocks, const Exec
         if (r.count == 0) continue;
         win.wait_published(op.peer, b);
         const MpiStatus s = unpack_elements(layout.at(buf.work, r.offset),
-                                            from + r.offset * layout.size, r.count, layout, comm);
+                                            from + segment_at[b] * layout.size, r.count, layout,
+                                            comm);
         if (!s.ok()) return s;
       }
     }

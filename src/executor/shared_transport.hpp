@@ -26,8 +26,10 @@ namespace papcoll {
 // calls use messages. The same on every rank, like its inputs.
 bool fits_shared_window(int p, int64_t blocks, int64_t data_bytes);
 
-// Runs `rs` (copy-only) over `win`, already reserved for `blocks` flags and for the elements the
-// blocks cover (buf.block_table or the even split) in packed form: CommContext::shared_window.
+// Runs `rs` (copy-only) over `win`, already reserved for `blocks` flags and for the elements of
+// all blocks (buf.block_table or the even split) in packed form, one block after the other:
+// CommContext::shared_window. The block lengths must be the same on every rank; the offsets in
+// each rank's own buffer need not.
 // `comm` only supplies the error handler for packing.
 MpiStatus execute_schedule_shared(const RankSchedule& rs, int blocks, const ExecBuffer& buf,
                                   SharedWindow& win, MPI_Comm comm);

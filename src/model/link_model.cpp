@@ -45,6 +45,10 @@ LinkModelResult LinkModel::from_matrices(int p, std::vector<double> alpha,
   for (int i = 0; i < p; ++i)
     for (int j = 0; j < p; ++j) {
       if (i == j) continue;
+      const size_t at = static_cast<size_t>(i) * p + j;
+      // The message only for a bad value: building it for each of p*(p-1) pairs took seconds.
+      if (check_link_value(alpha[at], {}).empty() && check_link_value(beta[at], {}).empty())
+        continue;
       const std::string link = " of link " + std::to_string(i) + " -> " + std::to_string(j);
       const size_t k = static_cast<size_t>(i) * p + j;
       for (const std::string& e :

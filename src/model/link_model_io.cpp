@@ -1,17 +1,100 @@
 #include "model/link_model_io.hpp"
 
 #include <charconv>
+#include <cstring>
 #include <exception>
 #include <fstream>
 #include <optional>
-#include <sstream>
+#include <istream>
+#include <new>
+#include <string>
 #include <vector>
 
 namespace papcoll {
 namespace {
 
-// Ranks above this are refused before anything is allocated: a p*p model beyond it would not fit.
+// Bounds, all checked before the memory they guard is allocated (docs/model-format.md, "Limits").
+// A homogeneous model (a 'default' line only) is two numbers for any p up to kMaxModelP; per-pair
+// links need two p x p matrices, 256 MiB at kMaxPerPairP.
 constexpr int kMaxModelP = 1 << 16;
+constexpr int kMaxPerPairP = 1 << 12;
+// One line, comment included: a link line is under 100 bytes; anything longer is not a model file
+// (/dev/zero, a binary).
+constexpr size_t kMaxLineBytes = 4096;
+// The whole file: 1 MiB, plus 128 bytes per ordered pair once 'p N' allows per-pair links.
+constexpr long long kBaseFileBytes = 1 << 20;
+constexpr long long kBytesPerLink = 128;
+
+long long file_byte_limit(int p) {
+  if (p <= 0 || p > kMaxPerPairP) return kBaseFileBytes;
+  return kBaseFileBytes + kBytesPerLink * static_cast<long long>(p) * (p - 1);
+}
+
+// Lines of a text or a stream, one at a time, never more than kMaxLineBytes of one in memory.
+class LineReader {
+ public:
+  explicit LineReader(std::string_view text) : text_(text) {}
+  explicit LineReader(std::istream& in) : in_(&in) {}
+
+  enum class Status { line, end, too_long, read_error };
+  // The next line without its '\n' (valid until the next call).
+  Status next(std::string_view* line) {
+    if (in_ == nullptr) {
+      if (pos_ >= text_.size()) return Status::end;
+      size_t nl = text_.find('\n', pos_);
+      const bool terminated = nl != std::string_view::npos;
+      if (!terminated) nl = text_.size();
+      if (nl - pos_ > kMaxLineBytes) return Status::too_long;
+      *line = text_.substr(pos_, nl - pos_);
+      consumed_ += static_cast<long long>(nl - pos_) + (terminated ? 1 : 0);
+      pos_ = nl + 1;
+      return Status::line;
+    }
+    buf_.clear();
+    for (;;) {
+      if (chunk_pos_ == chunk_len_ && !refill()) {
+        if (in_->bad()) return Status::read_error;
+        if (buf_.empty() && !started_line_) return Status::end;
+        break;
+      }
+      started_line_ = true;
+      const char* begin = chunk_.data() + chunk_pos_;
+      const char* nl = static_cast<const char*>(std::memchr(begin, '\n', chunk_len_ - chunk_pos_));
+      const size_t n = nl != nullptr ? static_cast<size_t>(nl - begin) : chunk_len_ - chunk_pos_;
+      if (buf_.size() + n > kMaxLineBytes) return Status::too_long;
+      buf_.append(begin, n);
+      chunk_pos_ += n + (nl != nullptr ? 1 : 0);
+      consumed_ += static_cast<long long>(n) + (nl != nullptr ? 1 : 0);
+      if (nl != nullptr) break;
+    }
+    started_line_ = false;
+    *line = buf_;
+    return Status::line;
+  }
+  // Nothing follows the line just returned.
+  bool at_end() {
+    if (in_ == nullptr) return pos_ >= text_.size();
+    return chunk_pos_ == chunk_len_ && !refill();
+  }
+  long long consumed() const { return consumed_; }
+
+ private:
+  std::string_view text_;
+  size_t pos_ = 0;
+  bool refill() {
+    in_->read(chunk_.data(), static_cast<std::streamsize>(chunk_.size()));
+    chunk_len_ = static_cast<size_t>(in_->gcount());
+    chunk_pos_ = 0;
+    return chunk_len_ > 0;
+  }
+
+  std::istream* in_ = nullptr;
+  std::vector<char> chunk_ = std::vector<char>(1 << 16);
+  size_t chunk_pos_ = 0, chunk_len_ = 0;
+  std::string buf_;
+  bool started_line_ = false;
+  long long consumed_ = 0;
+};
 
 std::vector<std::string_view> fields_of(std::string_view line) {
   if (const size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
@@ -46,37 +129,45 @@ std::string pair_name(long long i, long long j) {
 
 class Parser {
  public:
-  Parser(std::string_view text, std::string source) : text_(text), source_(std::move(source)) {}
+  explicit Parser(std::string source) : source_(std::move(source)) {}
 
-  LinkModelResult run(int expected_p) {
-    std::vector<std::string_view> lines;
-    for (size_t pos = 0; pos < text_.size();) {
-      size_t nl = text_.find('\n', pos);
-      if (nl == std::string_view::npos) nl = text_.size();
-      lines.push_back(text_.substr(pos, nl - pos));
-      pos = nl + 1;
-    }
-    if (lines.empty() || fields_of(lines[0]).empty())
-      return fail("empty file or empty first line (expected the header '" + header() + "')");
-    for (size_t k = 0; k < lines.size(); ++k) {
-      line_ = static_cast<int>(k) + 1;
-      last_line_ = k + 1 == lines.size();
-      const std::vector<std::string_view> f = fields_of(lines[k]);
-      if (k == 0) {
+  LinkModelResult run(LineReader& in, int expected_p) {
+    expected_p_ = expected_p;
+    std::string_view text;
+    for (;;) {
+      const LineReader::Status st = in.next(&text);
+      if (st == LineReader::Status::end) break;
+      ++line_;
+      if (st == LineReader::Status::read_error) return fail("read error");
+      if (st == LineReader::Status::too_long)
+        return line_ == 1 ? fail("not a papcoll model file: the first line is longer than " +
+                                 std::to_string(kMaxLineBytes) + " bytes")
+                          : fail_at("longer than " + std::to_string(kMaxLineBytes) + " bytes");
+      if (in.consumed() > file_byte_limit(p_))
+        return fail("longer than " + std::to_string(file_byte_limit(p_)) + " bytes" +
+                    (p_ > 0 && p_ <= kMaxPerPairP
+                         ? " (1 MiB plus 128 bytes per link for p=" + std::to_string(p_) + ")"
+                         : " (without per-pair links a model file is a few lines)") +
+                    ", at line " + std::to_string(line_));
+      last_line_ = in.at_end();
+      const std::vector<std::string_view> f = fields_of(text);
+      if (line_ == 1) {
+        if (f.empty()) return fail("empty file or empty first line (expected the header '" +
+                                   header() + "')");
         if (std::string e = check_header(f); !e.empty()) return fail_at(e);
         continue;
       }
       if (f.empty()) continue;
       if (ended_) return fail_at("content after 'end'");
-      if (std::string e = take(f); !e.empty()) return fail_at(e);
+      if (std::string e = take(f); !e.empty())
+        return size_error_.empty() ? fail_at(e) : fail(size_error_);
     }
+    if (line_ == 0)
+      return fail("empty file or empty first line (expected the header '" + header() + "')");
     if (!ended_)
-      return fail("truncated: no closing 'end' line after line " + std::to_string(lines.size()));
+      return fail("truncated: no closing 'end' line after line " + std::to_string(line_));
     if (p_ == 0) return fail("no 'p N' line");
     if (std::string e = check_complete(); !e.empty()) return fail(e);
-    if (expected_p > 0 && p_ != expected_p)
-      return fail("the model is for p=" + std::to_string(p_) + " ranks but there are " +
-                  std::to_string(expected_p));
     LinkModelResult r = alpha_.empty()
                             ? LinkModel::homogeneous(p_, default_alpha_, default_beta_)
                             : LinkModel::from_matrices(p_, std::move(alpha_), std::move(beta_));
@@ -116,6 +207,12 @@ class Parser {
       if (!p || *p < 1 || *p > kMaxModelP)
         return "p must be an integer in 1.." + std::to_string(kMaxModelP) + ", found '" +
                std::string(f[1]) + "'";
+      // Before anything is sized by p: a file for another communicator stops here.
+      if (expected_p_ > 0 && *p != expected_p_) {
+        size_error_ = "the model is for p=" + std::to_string(*p) + " ranks but there are " +
+                      std::to_string(expected_p_);
+        return size_error_;
+      }
       p_ = static_cast<int>(*p);
       return {};
     }
@@ -140,6 +237,11 @@ class Parser {
       if (r < 0 || r >= p_)
         return "rank " + std::to_string(r) + " out of range 0.." + std::to_string(p_ - 1);
     if (*i == *j) return "link from rank " + std::to_string(*i) + " to itself";
+    if (p_ > kMaxPerPairP)
+      return "per-pair links are supported up to p=" + std::to_string(kMaxPerPairP) +
+             " (two p x p matrices: " + std::to_string(p_) + " ranks would need " +
+             std::to_string(2 * 8 * (static_cast<long long>(p_) * p_ >> 20)) +
+             " MiB); describe larger networks with a 'default ALPHA BETA' line only";
     if (alpha_.empty()) {  // first link line: the matrices, pre-filled for 'default'
       const size_t n = static_cast<size_t>(p_) * static_cast<size_t>(p_);
       alpha_.assign(n, 0.0);
@@ -215,8 +317,9 @@ class Parser {
     return fail("line " + std::to_string(line_) + ": " + e + hint);
   }
 
-  std::string_view text_;
   std::string source_;
+  int expected_p_ = 0;
+  std::string size_error_;  // p differs from expected_p: reported without a line number
   int line_ = 0;
   bool last_line_ = false;
   bool ended_ = false;
@@ -233,7 +336,10 @@ class Parser {
 LinkModelResult parse_link_model(std::string_view text, const std::string& source,
                                  int expected_p) noexcept {
   try {
-    return Parser(text, source).run(expected_p);
+    LineReader in(text);
+    return Parser(source).run(in, expected_p);
+  } catch (const std::bad_alloc&) {
+    return {nullptr, source + ": cannot read the model: out of memory"};
   } catch (const std::exception& e) {
     return {nullptr, source + ": cannot read the model: " + e.what()};
   }
@@ -243,10 +349,10 @@ LinkModelResult read_link_model_file(const std::string& path, int expected_p) no
   try {
     std::ifstream in(path, std::ios::binary);
     if (!in) return {nullptr, path + ": cannot open the model file"};
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) return {nullptr, path + ": read error"};
-    return parse_link_model(text.str(), path, expected_p);
+    LineReader lines(in);
+    return Parser(path).run(lines, expected_p);
+  } catch (const std::bad_alloc&) {
+    return {nullptr, path + ": cannot read the model: out of memory"};
   } catch (const std::exception& e) {
     return {nullptr, path + ": cannot read the model: " + e.what()};
   }

@@ -85,11 +85,6 @@ DebugCounters debug_counters() {
   return c;
 }
 
-Monitor* monitor_from_handle(papcoll_monitor h) {
-  if (h == nullptr || h->magic != papcoll_monitor_s::kMagic) return nullptr;
-  return h->impl;
-}
-
 // ------------------------------------------------------------------------------------------------
 // Creation and destruction
 

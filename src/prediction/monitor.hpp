@@ -24,6 +24,7 @@
 #include <mpi.h>
 
 #include <condition_variable>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <mutex>
@@ -162,14 +163,54 @@ class Monitor {
   bool closed_ = false;
 };
 
-// The Monitor behind a C handle, or nullptr for NULL or a handle without the magic number.
-Monitor* monitor_from_handle(papcoll_monitor h);
+// One use of a monitor through its C handle (monitor_api.cpp). The C handle is not a pointer but
+// a slot number and a generation in a table of live monitors, so a stale or garbage handle is
+// refused without reading memory. While a lease exists, papcoll_monitor_free of that monitor on
+// this process waits (after refusing new leases), so the monitor cannot be closed or deleted under
+// a call that is using it. Leases are short: a collective call or one papcoll_monitor_* call.
+class MonitorLease {
+ public:
+  MonitorLease() = default;
+  MonitorLease(MonitorLease&& o) noexcept : m_(o.m_), entry_(o.entry_) {
+    o.m_ = nullptr;
+    o.entry_ = nullptr;
+  }
+  MonitorLease& operator=(MonitorLease&& o) noexcept {
+    if (this != &o) {
+      release();
+      m_ = o.m_;
+      entry_ = o.entry_;
+      o.m_ = nullptr;
+      o.entry_ = nullptr;
+    }
+    return *this;
+  }
+  MonitorLease(const MonitorLease&) = delete;
+  MonitorLease& operator=(const MonitorLease&) = delete;
+  ~MonitorLease() { release(); }
+
+  Monitor* get() const { return m_; }
+  Monitor* operator->() const { return m_; }
+  explicit operator bool() const { return m_ != nullptr; }
+  friend bool operator==(const MonitorLease& l, std::nullptr_t) { return l.m_ == nullptr; }
+
+  struct Entry;  // the table's record of one monitor (monitor_api.cpp)
+
+ private:
+  friend MonitorLease monitor_from_handle(papcoll_monitor h, std::string* why);
+  MonitorLease(Monitor* m, Entry* e) : m_(m), entry_(e) {}
+  void release() noexcept;
+
+  Monitor* m_ = nullptr;
+  Entry* entry_ = nullptr;
+};
+
+// A lease on the monitor behind a C handle, or an empty one for NULL, a freed handle (also a copy
+// of one) or a value that never was a handle; then *why (if given) says which.
+MonitorLease monitor_from_handle(papcoll_monitor h, std::string* why = nullptr);
+
+// Calls holding a lease on the monitor behind `h` on this process (for the tests); -1 if `h` is
+// not a live handle.
+int monitor_calls_in_flight(papcoll_monitor h);
 
 }  // namespace papcoll::prediction
-
-// The C handle: a magic number (catches garbage and double frees early) and the monitor.
-struct papcoll_monitor_s {
-  static constexpr std::uint64_t kMagic = 0x70617063'6d6f6e31ULL;  // "papcmon1"
-  std::uint64_t magic = kMagic;
-  papcoll::prediction::Monitor* impl = nullptr;
-};

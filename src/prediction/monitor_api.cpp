@@ -1,16 +1,89 @@
-// The C entry points of the progress monitor (include/papcoll/papcoll.h). Nothing escapes into C
-// callers: exceptions become PAPCOLL_ERR_INTERNAL.
+// The C entry points of the progress monitor (include/papcoll/papcoll.h) and the table behind
+// their handles. Nothing escapes into C callers: exceptions become PAPCOLL_ERR_INTERNAL.
+//
+// Handles. A papcoll_monitor is never a pointer to anything: it is the number of a slot in the
+// table below and the slot's generation at creation, packed into the pointer's bits. Freeing a
+// monitor bumps its slot's generation, so every copy of the old handle is refused afterwards
+// ("was freed") without reading memory, and a value that never was a handle (garbage, an
+// uninitialised variable) fails the tag or range check. A generation is 32 bits: a stale handle
+// could only match again after 2^32 create/free cycles on the same slot.
+//
+// Concurrent free. Every use of a handle (a papcoll_monitor_* call, or a collective whose options
+// name it, from its option checks to its return) holds a lease on the table entry. Free first
+// takes the entry out of the table (from then on every lookup fails with "was freed"), then waits
+// until the leases taken before have been returned, then closes and deletes the monitor. So a call
+// that is inside the monitor when another thread frees it finishes normally and the free completes
+// after it; a call that starts after the free began returns PAPCOLL_ERR_ARG.
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
 #include <new>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "api/error.hpp"
 #include "papcoll/papcoll.h"
 #include "prediction/monitor.hpp"
 
+namespace papcoll::prediction {
+
+struct MonitorLease::Entry {
+  std::unique_ptr<Monitor> monitor;
+  int leases = 0;        // MonitorLease objects alive
+  bool freeing = false;  // out of the table, the free waits for leases == 0
+};
+
 namespace {
 
-using papcoll::fail;
-using papcoll::prediction::Monitor;
+static_assert(sizeof(std::uintptr_t) >= 8, "handles pack a slot and a 32-bit generation");
+
+// Bits of a handle: generation (32) | tag (12) | slot + 1 (20). The tag makes small integers and
+// most garbage fail at once; slot + 1 keeps every handle non-NULL.
+constexpr std::uint64_t kTag = 0xA5C;
+constexpr int kSlotBits = 20;
+constexpr std::uint64_t kMaxSlots = (std::uint64_t{1} << kSlotBits) - 1;
+
+struct Slot {
+  std::uint32_t generation = 1;
+  MonitorLease::Entry* entry = nullptr;  // owned; null while the slot is free
+};
+
+struct HandleTable {
+  std::mutex mu;
+  std::condition_variable released;  // a lease of a freeing entry was returned
+  std::vector<Slot> slots;
+  std::vector<std::uint32_t> free_slots;
+};
+
+// Never destroyed: a monitor the program did not free stays valid until exit, and no static
+// destructor can race with a late call.
+HandleTable& table() {
+  static HandleTable* t = new HandleTable;
+  return *t;
+}
+
+papcoll_monitor encode(std::uint32_t slot, std::uint32_t generation) {
+  const std::uint64_t v = (std::uint64_t{generation} << 32) | (kTag << kSlotBits) | (slot + 1);
+  return reinterpret_cast<papcoll_monitor>(static_cast<std::uintptr_t>(v));
+}
+
+// The slot of `h` when it is live, else nullptr and the reason.
+Slot* find_locked(HandleTable& t, papcoll_monitor h, std::string* why) {
+  const auto v = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(h));
+  const std::uint64_t low = v & ((std::uint64_t{1} << kSlotBits) - 1);
+  if (h == nullptr) {
+    *why = "the monitor is NULL";
+  } else if (((v >> kSlotBits) & 0xFFF) != kTag || low == 0 || low > t.slots.size()) {
+    *why = "not a monitor handle (garbage or uninitialised)";
+  } else {
+    Slot& s = t.slots[low - 1];
+    if (s.entry != nullptr && s.generation == static_cast<std::uint32_t>(v >> 32)) return &s;
+    *why = "the monitor was freed (a stale handle)";
+  }
+  return nullptr;
+}
 
 template <class F>
 int guarded(const char* who, F&& f) {
@@ -25,11 +98,100 @@ int guarded(const char* who, F&& f) {
   }
 }
 
-int bad_handle(const char* who) {
-  return fail(PAPCOLL_ERR_ARG, std::string(who) + ": not a monitor (NULL, freed or garbage)");
+// Runs f(Monitor&) under a lease, or fails with PAPCOLL_ERR_ARG naming why the handle is refused.
+template <class F>
+int with_monitor(const char* who, papcoll_monitor h, F&& f) {
+  return guarded(who, [&]() -> int {
+    std::string why;
+    const MonitorLease m = monitor_from_handle(h, &why);
+    if (!m) return fail(PAPCOLL_ERR_ARG, std::string(who) + ": " + why);
+    return f(*m.get());
+  });
+}
+
+// Adds a created monitor to the table (taking it from `m` only on success); its handle.
+papcoll_monitor insert(std::unique_ptr<Monitor>& m) {
+  HandleTable& t = table();
+  auto entry = std::make_unique<MonitorLease::Entry>();
+  std::lock_guard<std::mutex> lock(t.mu);
+  std::uint32_t slot;
+  if (!t.free_slots.empty()) {
+    slot = t.free_slots.back();
+    t.free_slots.pop_back();
+  } else {
+    if (t.slots.size() >= kMaxSlots) throw std::runtime_error("too many live monitors");
+    t.slots.emplace_back();
+    slot = static_cast<std::uint32_t>(t.slots.size() - 1);
+  }
+  entry->monitor = std::move(m);
+  t.slots[slot].entry = entry.release();
+  return encode(slot, t.slots[slot].generation);
+}
+
+// papcoll_monitor_free: out of the table, wait for the leases, close, delete.
+int free_monitor(papcoll_monitor* mon, const char* who) {
+  if (mon == nullptr) return fail(PAPCOLL_ERR_ARG, std::string(who) + ": mon is NULL");
+  HandleTable& t = table();
+  std::unique_ptr<MonitorLease::Entry> entry;
+  {
+    std::unique_lock<std::mutex> lock(t.mu);
+    std::string why;
+    Slot* s = find_locked(t, *mon, &why);
+    if (s == nullptr) return fail(PAPCOLL_ERR_ARG, std::string(who) + ": " + why);
+    entry.reset(s->entry);
+    s->entry = nullptr;
+    ++s->generation;
+    t.free_slots.push_back(static_cast<std::uint32_t>(s - t.slots.data()));
+    entry->freeing = true;
+    t.released.wait(lock, [&] { return entry->leases == 0; });
+  }
+  *mon = nullptr;
+  const int rc = entry->monitor->close();
+  // After an MPI failure requests may still point into the monitor: leak it rather than free
+  // memory MPI might write.
+  if (rc != PAPCOLL_SUCCESS) (void)entry->monitor.release();
+  return rc;
 }
 
 }  // namespace
+
+void MonitorLease::release() noexcept {
+  if (entry_ == nullptr) return;
+  HandleTable& t = table();
+  std::lock_guard<std::mutex> lock(t.mu);
+  if (--entry_->leases == 0 && entry_->freeing) t.released.notify_all();
+  entry_ = nullptr;
+  m_ = nullptr;
+}
+
+MonitorLease monitor_from_handle(papcoll_monitor h, std::string* why) {
+  HandleTable& t = table();
+  std::string reason;
+  std::lock_guard<std::mutex> lock(t.mu);
+  Slot* s = find_locked(t, h, &reason);
+  if (s == nullptr) {
+    if (why != nullptr) *why = reason;
+    return {};
+  }
+  ++s->entry->leases;
+  return MonitorLease(s->entry->monitor.get(), s->entry);
+}
+
+int monitor_calls_in_flight(papcoll_monitor h) {
+  HandleTable& t = table();
+  std::string why;
+  std::lock_guard<std::mutex> lock(t.mu);
+  const Slot* s = find_locked(t, h, &why);
+  return s != nullptr ? s->entry->leases : -1;
+}
+
+}  // namespace papcoll::prediction
+
+using papcoll::fail;
+using papcoll::prediction::Monitor;
+using papcoll::prediction::free_monitor;
+using papcoll::prediction::guarded;
+using papcoll::prediction::with_monitor;
 
 extern "C" void papcoll_monitor_config_init(papcoll_monitor_config* cfg) {
   if (cfg == nullptr) return;
@@ -57,9 +219,13 @@ extern "C" int papcoll_monitor_create_config(MPI_Comm comm, const papcoll_monito
     Monitor* m = nullptr;
     const int rc = Monitor::create(comm, cfg != nullptr ? *cfg : defaults, &m);
     if (rc != PAPCOLL_SUCCESS) return rc;
-    auto* h = new papcoll_monitor_s;
-    h->impl = m;
-    *mon = h;
+    std::unique_ptr<Monitor> owned(m);
+    try {
+      *mon = papcoll::prediction::insert(owned);
+    } catch (...) {
+      (void)owned->close();  // collective like the creation: every rank gets here alike
+      throw;
+    }
     return PAPCOLL_SUCCESS;
   });
 }
@@ -69,51 +235,25 @@ extern "C" int papcoll_monitor_create(MPI_Comm comm, papcoll_monitor* mon) {
 }
 
 extern "C" int papcoll_monitor_begin(papcoll_monitor mon) {
-  constexpr const char* who = "papcoll_monitor_begin";
-  return guarded(who, [&]() -> int {
-    Monitor* m = papcoll::prediction::monitor_from_handle(mon);
-    return m ? m->begin() : bad_handle(who);
-  });
+  return with_monitor("papcoll_monitor_begin", mon, [](Monitor& m) { return m.begin(); });
 }
 
 extern "C" int papcoll_monitor_edge(papcoll_monitor mon, double fraction) {
-  constexpr const char* who = "papcoll_monitor_edge";
-  return guarded(who, [&]() -> int {
-    Monitor* m = papcoll::prediction::monitor_from_handle(mon);
-    return m ? m->edge(fraction) : bad_handle(who);
-  });
+  return with_monitor("papcoll_monitor_edge", mon, [&](Monitor& m) { return m.edge(fraction); });
 }
 
 extern "C" int papcoll_monitor_pattern(papcoll_monitor mon, double* pattern, int count,
                                        int* source) {
-  constexpr const char* who = "papcoll_monitor_pattern";
-  return guarded(who, [&]() -> int {
-    Monitor* m = papcoll::prediction::monitor_from_handle(mon);
-    return m ? m->pattern(pattern, count, source) : bad_handle(who);
-  });
+  return with_monitor("papcoll_monitor_pattern", mon,
+                      [&](Monitor& m) { return m.pattern(pattern, count, source); });
 }
 
 extern "C" int papcoll_monitor_test_inject(papcoll_monitor mon, double remaining) {
-  constexpr const char* who = "papcoll_monitor_test_inject";
-  return guarded(who, [&]() -> int {
-    Monitor* m = papcoll::prediction::monitor_from_handle(mon);
-    return m ? m->inject(remaining) : bad_handle(who);
-  });
+  return with_monitor("papcoll_monitor_test_inject", mon,
+                      [&](Monitor& m) { return m.inject(remaining); });
 }
 
 extern "C" int papcoll_monitor_free(papcoll_monitor* mon) {
   constexpr const char* who = "papcoll_monitor_free";
-  return guarded(who, [&]() -> int {
-    if (mon == nullptr) return fail(PAPCOLL_ERR_ARG, std::string(who) + ": mon is NULL");
-    Monitor* m = papcoll::prediction::monitor_from_handle(*mon);
-    if (m == nullptr) return bad_handle(who);
-    const int rc = m->close();
-    // After an MPI failure requests may still point into the monitor: leak it rather than free
-    // memory MPI might write.
-    if (rc == PAPCOLL_SUCCESS) delete m;
-    (*mon)->magic = 0;  // a stale copy of the handle is refused, not followed
-    delete *mon;
-    *mon = nullptr;
-    return rc;
-  });
+  return guarded(who, [&] { return free_monitor(mon, who); });
 }

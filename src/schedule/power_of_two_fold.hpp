@@ -18,7 +18,7 @@ struct PowerOfTwoFold {
   }
   int log2_pof2() const {
     int l = 0;
-    while ((1 << l) < pof2) ++l;
+    while ((pof2 >> l) > 1) ++l;
     return l;
   }
   // Virtual rank -> real rank.

@@ -166,7 +166,7 @@ inline double sync_error_ms(Checker& chk, papcoll_monitor mon, double my_test_of
                             const std::string& what) {
   double offset0 = my_test_offset;
   MPI_Bcast(&offset0, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-  const papcoll::prediction::Monitor* m = papcoll::prediction::monitor_from_handle(mon);
+  const papcoll::prediction::MonitorLease m = papcoll::prediction::monitor_from_handle(mon);
   double err = 0;
   if (m != nullptr) {
     const papcoll::prediction::ClockSync cs = m->clock_sync();

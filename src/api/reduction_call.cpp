@@ -1,0 +1,81 @@
+#include "api/reduction_call.hpp"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+namespace papcoll {
+
+ArgProblem ReductionCall::check_common(CollectiveCall& call) {
+  ArgProblem pr;
+  desc_.root = root_;
+  desc_.has_op = true;
+  desc_.op = op_;
+  if (count_ < 0) {
+    pr.note(PAPCOLL_ERR_ARG, "count is negative (" + std::to_string(count_) + ")", false);
+    return pr;
+  }
+  if (std::string why; const int code = call.datatype_problem(datatype_, "datatype", &layout_, &why)) {
+    pr.note(code, why, false);
+    return pr;
+  }
+  desc_.count = count_;
+  desc_.type = datatype_;
+  if (ArgProblem op = call.op_problem(op_); !op.ok()) return op;
+  if (call.collective() == Collective::reduce)
+    if (ArgProblem root = call.root_problem(root_); !root.ok()) return root;
+  if (predefined_type(datatype_)) {
+    view_ = DataView{layout_, count_, true};
+  } else if (MpiStatus s = reduction_view(layout_, count_, op_, &view_); !s.ok()) {
+    pr.note(PAPCOLL_ERR_MPI, describe(s), false);
+  }
+  return pr;
+}
+
+bool ReductionCall::stand_in_elements(const void* source, void** out) {
+  void* tmp = stand_in_.elements(layout_, count_);
+  if (source != nullptr && source != MPI_IN_PLACE) {
+    if (!copy_elements(tmp, source, count_, layout_, MPI_COMM_SELF).ok()) return false;
+  } else if (!fill_identity(tmp, count_, layout_, op_)) {
+    return false;
+  }
+  *out = tmp;
+  return true;
+}
+
+void ReductionCall::base_input(const CollectiveCall& call, GeneratorInput* in) const {
+  in->p = call.p();
+  in->root = root_;
+  in->cost = call.cost();
+  in->bytes = static_cast<double>(view_.units) * view_.unit.size;
+}
+
+void ReductionCall::prepare(const CollectiveCall& call, const AlgorithmInfo& algo,
+                            GeneratorInput* in) const {
+  // Blocks from the agreed units, never from this rank's own count (datatype_layout.hpp).
+  in->blocks = call.block_count(algo, *in, view_.units);
+  if (!algo.uses_arrivals) in->arrivals.clear();
+}
+
+AutoRequest ReductionCall::auto_request(const CollectiveCall& call,
+                                        const std::vector<double>& arrivals) {
+  AutoRequest r;
+  r.units = view_.units;
+  r.commutative = call.commutative();
+  base_input(call, &r.base);
+  r.base.arrivals = arrivals;
+  r.prepare = [this, &call](const AlgorithmInfo& a, GeneratorInput* g) { prepare(call, a, g); };
+  return r;
+}
+
+GeneratorInput ReductionCall::generator_input(const CollectiveCall& call,
+                                              const AlgorithmInfo& algo,
+                                              std::vector<double> arrivals) {
+  GeneratorInput in;
+  base_input(call, &in);
+  in.arrivals = std::move(arrivals);
+  prepare(call, algo, &in);
+  return in;
+}
+
+}  // namespace papcoll
