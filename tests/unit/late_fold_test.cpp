@@ -223,53 +223,50 @@ TEST(LateFold, AutoRunsItWhereTheCostModelSaysItPays) {
   }
 }
 
-// The worked example of docs/algorithms.md ("late-fold: a worked example"): p = 4, a block of
-// the 4-block split costs tau (alpha = 0), rank 0 late by 8 tau.
+// The worked example of docs/algorithms.md ("late-fold: a worked example"): p = 8, a message
+// costs its bytes only (alpha = 0), the whole buffer 8 tau, rank 0 late by 16 tau.
 TEST(LateFold, WorkedExample) {
   const AlgorithmInfo& lf = algo(Collective::allreduce);
   const AlgorithmInfo& prr = *find_algorithm(Collective::allreduce, "prr");
   const AlgorithmInfo& ring = *find_algorithm(Collective::allreduce, "ring");
   GeneratorInput in;
-  in.p = 4;
-  in.bytes = 4000;
+  in.p = 8;
+  in.bytes = 8000;
   in.cost.alpha = 0;
-  in.cost.beta = 1e-3;  // tau = 1000 bytes
+  in.cost.beta = 1e-3;  // tau = 1000 bytes, an eighth of the buffer
   in.cost.gamma = 0;
-  in.arrivals = {8, 0, 0, 0};
+  in.arrivals = {16, 0, 0, 0, 0, 0, 0, 0};
   auto finish = [&](const AlgorithmInfo& a, int blocks) {
     GeneratorInput g = in;
     g.blocks = blocks;
     std::vector<double> f;
-    for (const RankCost& rc : evaluate_cost(generate_schedule(a, g), g.arrivals, g.cost, 4000).ranks)
+    for (const RankCost& rc : evaluate_cost(generate_schedule(a, g), g.arrivals, g.cost, 8000).ranks)
       f.push_back(rc.finish);
     return f;
   };
-  EXPECT_EQ(finish(ring, 4), (std::vector<double>{14, 14, 14, 14}));
-  EXPECT_EQ(finish(prr, 4), (std::vector<double>{13, 14, 14, 14}));
-  EXPECT_EQ(finish(lf, 8), (std::vector<double>{13, 13, 13, 13}));
-  const std::vector<double> f32 = finish(lf, 32);
-  for (double f : f32) EXPECT_DOUBLE_EQ(f, 12.25);
-  // With 8 blocks: the early ranks' reduce-scatter is over by 4.5 tau; then rank 0 sends block b
-  // to rank 1 (b even) or rank 2 (b odd), every half tau, and gets the result back from rank 3
-  // (b even) or rank 2 (b odd).
+  EXPECT_EQ(finish(ring, 8), (std::vector<double>{30, 30, 30, 30, 30, 30, 30, 30}));
+  EXPECT_EQ(finish(prr, 8), (std::vector<double>{25, 26, 27, 28, 29, 30, 30, 30}));
+  EXPECT_EQ(finish(lf, 16), (std::vector<double>{25.5, 24.5, 26, 26, 26, 26, 26, 26}));
+  // Rank 0 hands block b to the relay, rank 1 (the earliest early rank), in round R2 + b - 1 and
+  // gets the result back from the ranks whose broadcast send would go to the relay: positions
+  // 7 - skip = 6, 5, 3 of the 7-position circulant (skips 1, 2, 4), ranks 7, 6 and 4 in turn.
   GeneratorInput g = in;
-  g.blocks = 8;
+  g.blocks = 16;
   const Schedule s = generate_schedule(lf, g);
   int sends = 0, recvs = 0;
   for (const Step& st : s.ranks[0].steps)
     for (const Op& op : s.ranks[0].ops_of(st)) {
-      const int b = op.blocks.front();
       if (op.kind == OpKind::send) {
-        EXPECT_EQ(op.peer, b % 2 == 0 ? 1 : 2);
-        ++sends;
+        EXPECT_EQ(op.peer, 1);
+        EXPECT_EQ(op.blocks.front(), sends++);
       } else {
-        EXPECT_EQ(op.peer, b % 2 == 0 ? 3 : 2);
+        EXPECT_EQ(op.peer, (std::vector<int>{7, 6, 4})[recvs % 3]);
+        EXPECT_EQ(op.blocks.front(), recvs++);
         EXPECT_EQ(op.combine, Combine::copy);
-        ++recvs;
       }
     }
-  EXPECT_EQ(sends, 8);
-  EXPECT_EQ(recvs, 8);
+  EXPECT_EQ(sends, 16);
+  EXPECT_EQ(recvs, 16);
 }
 
 }  // namespace
