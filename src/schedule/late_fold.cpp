@@ -98,6 +98,16 @@ LateFoldPlan late_fold_plan(const GeneratorInput& in) {
   LateFoldPlan plan;
   plan.prr = prr_plan(chunks);
   plan.chunk_time = block_round_time(chunks);
+  // PRR caps the slots at 4p + 8 (more pre-steps cannot help it); the early group's reduce needs
+  // the true spread, or Clairvoyant plans for late ranks that arrive long before they do and the
+  // early ones wait on them (the cost model then took up to 3.7 times the estimate).
+  if (static_cast<int>(in.arrivals.size()) == in.p && plan.chunk_time > 0) {
+    const double first = in.arrivals[plan.prr.order[0]];
+    for (int i = 0; i < in.p; ++i) {
+      const double s = std::floor((in.arrivals[plan.prr.order[i]] - first) / plan.chunk_time + 1e-9);
+      plan.prr.slot[i] = std::isfinite(s) ? static_cast<long>(std::clamp(s, 0.0, 1e12)) : 0;
+    }
+  }
   plan.quantised.assign(static_cast<size_t>(in.p), 0.0);
   for (int i = 0; i < in.p; ++i)
     plan.quantised[plan.prr.order[i]] = static_cast<double>(plan.prr.slot[i]) * plan.chunk_time;
@@ -175,7 +185,8 @@ EarlyReduce early_reduce(const GeneratorInput& in, const BlockRuns& runs,
   e.last_round.assign(static_cast<size_t>(m), -1);
   e.ops.resize(static_cast<size_t>(m));
   const double per_fine = in.blocks > 0 ? in.bytes / in.blocks : in.bytes;
-  const double segment = per_fine * (runs.count() > 0 ? runs.first.back() / runs.count() : 1);
+  const double segment =
+      per_fine * (runs.count() > 0 ? static_cast<double>(runs.first.back()) / runs.count() : 1.0);
   e.round_time = in.cost.alpha + (in.cost.beta + in.cost.gamma) * segment;
   if (!(e.round_time > 1e-12) || !std::isfinite(e.round_time)) e.round_time = 1e-12;
   e.start = std::numeric_limits<double>::infinity();

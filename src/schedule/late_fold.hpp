@@ -65,7 +65,8 @@ class FoldCirculant {
 
 // The arrival plan of late-fold: PRR's plan taken with p blocks (arrival order, ties by rank, and
 // integer arrival slots of one chunk time alpha + (beta + gamma) bytes / p), so that the slots are
-// the same whatever block count the call uses. Everything late-fold decides is a function of it.
+// the same whatever block count the call uses, but without PRR's cap on the slots (the early
+// group's Clairvoyant needs the real spread). Everything late-fold decides is a function of it.
 struct LateFoldPlan {
   PrrPlan prr;             // order and slots
   double chunk_time = 0;   // seconds per slot
