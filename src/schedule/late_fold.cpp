@@ -114,6 +114,14 @@ LateFoldPlan late_fold_plan(const GeneratorInput& in) {
   return plan;
 }
 
+int max_late(const LateFoldPlan& plan, int cap) {
+  const auto& slot = plan.prr.slot;
+  const int p = static_cast<int>(slot.size());
+  int later = 0;
+  while (later < p - 1 && slot[p - 1 - later] > slot[0]) ++later;
+  return std::min({later, cap, p - 1});
+}
+
 LateFoldLayout late_fold_layout(const std::vector<int>& order, int late) {
   const int p = static_cast<int>(order.size());
   LateFoldLayout l;

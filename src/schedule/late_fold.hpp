@@ -74,6 +74,10 @@ struct LateFoldPlan {
   std::vector<double> quantised;
 };
 LateFoldPlan late_fold_plan(const GeneratorInput& in);
+// The most ranks worth counting as late: those in a later slot than the earliest rank, at most
+// `cap` and p - 1. Each candidate count costs an estimate with a Clairvoyant simulation of the
+// early group, so ranks that arrive with the first are not tried.
+int max_late(const LateFoldPlan& plan, int cap);
 
 // Who does what in the all-reduce when the last `late` ranks in arrival order (late >= 1) are late:
 // the last of them is `root`, the others form the chain (in arrival order) that streams their sum

@@ -127,7 +127,7 @@ int chosen_late(const GeneratorInput& in, const LateFoldPlan& plan) {
   }();
   int best = 0;
   double best_time = prr_allreduce_predict(prr);
-  for (int late = 1; late <= std::min(p - 1, kMaxLate); ++late) {
+  for (int late = 1; late <= max_late(plan, kMaxLate); ++late) {
     const double t = estimate_late(in, plan.prr.order, plan.quantised, late);
     if (t < best_time) best = late, best_time = t;
   }
