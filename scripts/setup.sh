@@ -4,7 +4,8 @@
 set -euo pipefail
 
 # libsimgrid-dev: SimGrid SMPI (smpicxx, smpirun) for the simulated-cluster build, docs/smpi.md;
-# python3-matplotlib: the plots of its experiment scripts (sim/experiments/, /usr/bin/python3).
+# python3-matplotlib: the plots of its experiment scripts (sim/experiments/, /usr/bin/python3) and
+# papcoll-report --png (docs/report-format.md; tests/cli/check_report_cli.py).
 packages=(cmake ninja-build g++ make libopenmpi-dev openmpi-bin libgtest-dev libboost-dev python3
           pkg-config libsimgrid-dev python3-matplotlib
           # the Python package and its tests (docs/python.md)

@@ -744,7 +744,26 @@ int main(int argc, char** argv) {
   info.opt = opt;
   info.p = p;
   info.mpi_library = mpi_library_version();
-  info.delta = delta_params(opt);
+  // papcoll's network parameters for the sweep, settled now rather than inside the first timed
+  // (warm-up) call: the options' alpha and beta when both are given, else measured or cached
+  // (docs/calibration.md). delta is computed from what papcoll runs with.
+  papcoll_network_info net;
+  papcoll_network_info_init(&net);
+  {
+    papcoll_options copt;
+    papcoll_options_init(&copt);
+    copt.alpha = opt.alpha;
+    copt.beta = opt.beta;
+    copt.gamma = opt.gamma;
+    MPI_Barrier(comm);
+    const double t0 = MPI_Wtime();
+    if (papcoll_calibrate(comm, &copt) != PAPCOLL_SUCCESS || papcoll_last_network(&net) != PAPCOLL_SUCCESS) {
+      if (rank == 0) std::cerr << "papcoll-bench: papcoll_calibrate: " << papcoll_last_error() << "\n";
+      return finish(1);
+    }
+    info.delta = delta_params(opt, net);
+    info.delta.calibrate_call_s = MPI_Wtime() - t0;
+  }
   info.shared_clock = ranks_share_a_clock(comm);
   MPI_Query_thread(&thread_level);
   info.thread_level = thread_level == MPI_THREAD_MULTIPLE     ? "MPI_THREAD_MULTIPLE"

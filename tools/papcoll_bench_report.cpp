@@ -136,6 +136,11 @@ void print_header(std::ostream& os, const RunInfo& info) {
      << "#   n the whole buffer's bytes, alpha=" << format_ms(info.delta.alpha_s)
      << " s beta=" << format_ms(info.delta.beta_s_per_byte) << " s/B (" << info.delta.source
      << ")\n"
+     << "# network (papcoll_last_network): alpha=" << format_ms(info.delta.alpha_s)
+     << " s beta=" << format_ms(info.delta.beta_s_per_byte)
+     << " s/B gamma=" << format_ms(info.delta.gamma_s_per_byte) << " s/B, " << info.delta.source
+     << ", " << info.delta.nodes << " node(s); measurement " << format_ms(info.delta.calibration_s * 1e3)
+     << " ms, papcoll_calibrate " << format_ms(info.delta.calibrate_call_s * 1e3) << " ms\n"
      << "#   arrivals and completions read on "
      << (info.shared_clock ? "the ranks' shared clock (one node)"
                            : "each rank's clock from its own exit from the barriers")
@@ -223,6 +228,10 @@ void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigR
       .field("gamma", o.gamma).field("delta_alpha_s", info.delta.alpha_s)
       .field("delta_beta_s_per_byte", info.delta.beta_s_per_byte)
       .field("delta_params", info.delta.source)
+      .field("network_gamma_s_per_byte", info.delta.gamma_s_per_byte)
+      .field("network_nodes", info.delta.nodes)
+      .field("calibration_s", info.delta.calibration_s)
+      .field("calibrate_call_s", info.delta.calibrate_call_s)
       .field("post_arrival_clock", info.shared_clock ? "shared" : "barrier-exit")
       .field("seed", static_cast<std::uint64_t>(o.seed))
       .field("iters", o.iters).field("warmup", o.warmup).field("interleaved", true)

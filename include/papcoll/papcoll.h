@@ -57,7 +57,8 @@ typedef struct papcoll_options {
   const double *arrivals;   /* NULL, or comm-size arrival times in seconds (any common origin) */
   int arrivals_agreed;      /* 1: the caller guarantees `arrivals` is bit-identical on every
                                rank; 0: papcoll makes it so by taking rank 0's vector */
-  double alpha, beta, gamma;/* Hockney parameters (s, s/byte, s/byte); 0 or less: defaults */
+  double alpha, beta, gamma;/* Hockney parameters (s, s/byte, s/byte); 0 or less: the
+                               communicator's (measured or given, papcoll_calibrate) */
   int arrivals_count;       /* entries in `arrivals`, checked against the comm size (with
                                arrivals_agreed == 0, rank 0's is what counts); 0: not checked */
   papcoll_monitor monitor;  /* NULL, or a monitor created on this communicator: the call takes
@@ -194,7 +195,7 @@ enum papcoll_pattern_source {
   PAPCOLL_PATTERN_HISTORY = 2   /* the history predictor of the call site */
 };
 
-#define PAPCOLL_MONITOR_CONFIG_VERSION 1
+#define PAPCOLL_MONITOR_CONFIG_VERSION 2
 typedef struct papcoll_monitor_config {
   int version;              /* set by papcoll_monitor_config_init */
   int mode;                 /* enum papcoll_monitor_mode; default PAPCOLL_MONITOR_EDGE */
@@ -212,6 +213,13 @@ typedef struct papcoll_monitor_config {
                                1..100000; default 100 */
   double test_clock_offset; /* TESTING ONLY: seconds added to this rank's clock (emulates
                                unsynchronised node clocks); default 0 */
+  /* Since version 2. Sampling of the measured exchange (docs/prediction.md, "Sampling"): a call
+   * site whose newest measured arrival pattern and whose prediction are both balanced (spread
+   * below history_spread seconds) has its arrivals measured on one call in history_sample only;
+   * an imbalanced one on every call. 1..1000000; default 1 (every call). The LD_PRELOAD library
+   * uses 16 (PAPCOLL_HISTORY_SAMPLE). */
+  int history_sample;
+  double history_spread;    /* seconds, >= 0; default 1e-4 */
 } papcoll_monitor_config;
 
 void papcoll_monitor_config_init(papcoll_monitor_config *cfg);
@@ -248,6 +256,19 @@ int papcoll_monitor_free(papcoll_monitor *mon);
  * infinities, negative, huge) instead of its own estimate. */
 int papcoll_monitor_test_inject(papcoll_monitor mon, double remaining);
 
+/* ---- Straggler report (docs/report-format.md) ----------------------------------------------
+ *
+ * With PAPCOLL_REPORT=FILE in the environment of every process, papcoll records every collective
+ * it runs (per communicator and call key: calls, algorithms and auto's reasons, time in the
+ * collective, each rank's entry time; no message on the call path) and writes FILE, a versioned
+ * JSON document naming each rank's lateness against the earliest rank, at MPI_Finalize (when a
+ * papcoll collective ran on a communicator of every process, or under libpapcoll-intercept).
+ * papcoll_report_write writes one on demand: collective over MPI_COMM_WORLD (one gather; call it
+ * on every process, with no collective running on another thread); `path` counts at world rank 0
+ * (NULL: the FILE of PAPCOLL_REPORT). PAPCOLL_ERR_ARG on every process when PAPCOLL_REPORT is not
+ * set or the file cannot be written. Read it with papcoll-report (docs/python.md). */
+int papcoll_report_write(const char *path);
+
 /* Static description of an error code. */
 const char *papcoll_error_string(int code);
 /* Message of the calling thread's last failed call ("" if none). */
@@ -256,6 +277,59 @@ const char *papcoll_last_error(void);
  * "native" (the MPI library's collective) or "" when the call had nothing to move (count 0)
  * or failed before choosing. Tells what "auto" picked. */
 const char *papcoll_last_algorithm(void);
+
+/* ---- The network's parameters (docs/calibration.md) ---------------------------------------------
+ *
+ * Several algorithms need the network's Hockney parameters: PRR's slot length, Clairvoyant's round
+ * time, the pipelined broadcasts' block counts, "auto"'s costs, the scatterv/gatherv trees without
+ * a link model. Unless the caller gives them (options.alpha and beta, PAPCOLL_NETWORK in the
+ * environment), papcoll measures them once per communicator, at the first collective on it that
+ * reads them or at papcoll_calibrate: a short ping-pong between pairs of ranks within a time
+ * budget (PAPCOLL_CALIBRATION_BUDGET_MS, default 15), links within a node and between nodes
+ * apart, and the local reduction speed per datatype class. Every rank ends with identical values.
+ * The result is kept in a cache file keyed by the hosts, the communicator size and the MPI library
+ * (PAPCOLL_CALIBRATION=auto|always|off, default auto: reuse a matching file), so later runs skip
+ * the measurement. */
+
+/* Where the parameters came from. */
+enum papcoll_network_source {
+  PAPCOLL_NET_NONE = -1,        /* the last call read no parameters (failed early, count 0,
+                                   "native", one rank, "auto" of an all-reduce or reduce without
+                                   arrival times: the MPI library's, costed by nothing) */
+  PAPCOLL_NET_DEFAULTS = 0,     /* papcoll's built-in values (PAPCOLL_CALIBRATION=off) */
+  PAPCOLL_NET_MEASURED = 1,     /* measured on this communicator */
+  PAPCOLL_NET_CACHE = 2,        /* an earlier measurement: the cache file, or this process */
+  PAPCOLL_NET_ENVIRONMENT = 3,  /* PAPCOLL_NETWORK=alpha,beta[,gamma] */
+  PAPCOLL_NET_MODEL_FILE = 4,   /* PAPCOLL_NETWORK=FILE, a link model (papcoll-model measure) */
+  PAPCOLL_NET_OPTIONS = 5       /* options.alpha / options.beta */
+};
+
+#define PAPCOLL_NETWORK_INFO_VERSION 1
+typedef struct papcoll_network_info {
+  int version;              /* set by papcoll_network_info_init */
+  int source;               /* enum papcoll_network_source of alpha and beta */
+  double alpha, beta, gamma;/* what the call ran with (s, s/byte, s/byte; gamma for its datatype) */
+  double alpha_intra, beta_intra;  /* the communicator's links within a node; 0: none known */
+  double alpha_inter, beta_inter;  /* between nodes; 0: none known */
+  double gamma_float, gamma_double, gamma_int;  /* reduction speed per class; 0: not known */
+  int nodes;                /* nodes the communicator spans (ranks with the same host name) */
+  double calibration_seconds;  /* how long the communicator's measurement took (rank 0's
+                                  clock, the same on every rank); 0 when it was not measured */
+} papcoll_network_info;
+
+void papcoll_network_info_init(papcoll_network_info *info);
+
+/* Collective over comm: settles the communicator's network parameters now (measuring them, or
+ * taking the cache file's, PAPCOLL_NETWORK's, or opt's alpha and beta when both are > 0, which
+ * then hold for every later call on comm), replacing what an earlier call settled. opt may be
+ * NULL; its algorithm and other fields are ignored. papcoll_last_network() then reports the
+ * result. The first call on a communicator duplicates it, as the collectives do. */
+int papcoll_calibrate(MPI_Comm comm, const papcoll_options *opt);
+
+/* The parameters the calling thread's last collective call (or papcoll_calibrate) used: the
+ * sibling of papcoll_last_algorithm(). source PAPCOLL_NET_NONE (values 0) when it read none.
+ * PAPCOLL_ERR_ARG for a NULL info or an unknown version. Local. */
+int papcoll_last_network(papcoll_network_info *info);
 
 /* Comma-separated names of the algorithms available for a collective ("allreduce", ...), or NULL
  * for an unknown collective. The list ends with "native" (the MPI library's own collective) and

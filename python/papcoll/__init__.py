@@ -24,7 +24,7 @@ from . import _buffers as _b
 
 __version__ = "0.1.0"
 __all__ = ["Error", "Monitor", "allreduce", "reduce", "bcast", "allgatherv", "scatterv", "gatherv",
-           "algorithms", "last_algorithm", "error_string"]
+           "algorithms", "last_algorithm", "error_string", "write_report"]
 
 SUCCESS = _capi.SUCCESS
 ERR_ARG = _capi.ERR_ARG
@@ -50,6 +50,14 @@ def last_algorithm():
     """The algorithm the calling thread's last collective ran ("native": the MPI library's; "":
     nothing to move or failed before choosing). Tells what "auto" picked."""
     return _lib.papcoll_last_algorithm().decode()
+
+
+def write_report(path=None):
+    """Writes the straggler report (docs/report-format.md) of everything recorded so far to
+    `path` (significant at world rank 0; None: the file PAPCOLL_REPORT names). Collective over
+    MPI.COMM_WORLD: call it on every process. Recording needs PAPCOLL_REPORT in the environment
+    (papcoll.Error otherwise); read the file with papcoll-report."""
+    _b.check(_lib.papcoll_report_write(None if path is None else str(path).encode()))
 
 
 def algorithms(collective):
@@ -325,9 +333,9 @@ class Monitor:
         except KeyError as e:
             raise _b.arg_error(where, "unknown mode or predictor %s" % e) from None
         for key, value in config.items():
-            if key in ("window", "warmup_messages", "sync_samples", "poll_us"):
+            if key in ("window", "warmup_messages", "sync_samples", "poll_us", "history_sample"):
                 setattr(cfg, key, int(value))
-            elif key in ("ema_alpha", "horizon", "test_clock_offset"):
+            elif key in ("ema_alpha", "horizon", "test_clock_offset", "history_spread"):
                 setattr(cfg, key, float(value))
             else:
                 raise TypeError("Monitor() got an unexpected keyword argument %r" % key)

@@ -67,7 +67,7 @@ class Options(ctypes.Structure):
 
 
 class MonitorConfig(ctypes.Structure):
-    """struct papcoll_monitor_config (PAPCOLL_MONITOR_CONFIG_VERSION 1)."""
+    """struct papcoll_monitor_config (PAPCOLL_MONITOR_CONFIG_VERSION 2)."""
     _fields_ = [("version", c_int),
                 ("mode", c_int),
                 ("predictor", c_int),
@@ -77,7 +77,9 @@ class MonitorConfig(ctypes.Structure):
                 ("sync_samples", c_int),
                 ("horizon", c_double),
                 ("poll_us", c_int),
-                ("test_clock_offset", c_double)]
+                ("test_clock_offset", c_double),
+                ("history_sample", c_int),
+                ("history_spread", c_double)]
 
 
 def _declare(name, restype, *argtypes):
@@ -108,3 +110,4 @@ _declare("papcoll_error_string", c_char_p, c_int)
 _declare("papcoll_last_error", c_char_p)
 _declare("papcoll_last_algorithm", c_char_p)
 _declare("papcoll_algorithms", c_char_p, c_char_p)
+_declare("papcoll_report_write", c_int, c_char_p)

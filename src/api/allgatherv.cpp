@@ -127,6 +127,7 @@ class AllgathervCall final : public CollectiveDescription {
   }
 
   CallDescriptor descriptor() const override { return desc_; }
+  long long agreed_bytes() const override { return static_cast<long long>(total_); }
   bool moves_nothing() const override { return total_ == 0; }
   // Message sizes are ints; MPI_Allgatherv handles larger calls in the user's elements.
   bool needs_native() const override { return total_ > INT_MAX; }

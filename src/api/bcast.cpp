@@ -52,6 +52,7 @@ class BcastCall final : public CollectiveDescription {
   }
 
   CallDescriptor descriptor() const override { return desc_; }
+  long long agreed_bytes() const override { return static_cast<long long>(view_.units); }
   bool moves_nothing() const override { return view_.units == 0; }
   // Message sizes are ints; MPI_Bcast handles larger buffers in the user's elements.
   bool needs_native() const override { return view_.units > INT_MAX; }

@@ -178,7 +178,7 @@ unsigned long long hash_sizes(const long long* sizes, int n) {
 int check_call(CollectiveCall& call, MPI_Comm comm, const CallDescriptor& d, int verdict) {
   // The own refusal's message must survive the exchange.
   const std::string own_message = verdict != PAPCOLL_SUCCESS ? papcoll_last_error() : "";
-  PAPCOLL_TRY(call.open_context(comm));
+  PAPCOLL_TRY(call.open_context(comm, /*settle_network=*/false));
   std::array<std::int64_t, kFields> mine;
   PAPCOLL_TRY(encode(call, d, verdict, &mine));
   const int p = call.p();

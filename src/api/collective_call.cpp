@@ -6,14 +6,52 @@
 
 #include "api/arrivals.hpp"
 #include "api/options.hpp"
+#include "calibration/calibrate.hpp"
 
 namespace papcoll {
 namespace {
 thread_local const char* t_last_algorithm = "";
+
+// papcoll_last_network's record of the calling thread's last call.
+struct LastNetwork {
+  bool valid = false;
+  NetworkParams comm;
+  CostParams used;
+  NetworkSource source = NetworkSource::defaults;
+};
+thread_local LastNetwork t_last_network;
 }  // namespace
 
 void CollectiveCall::record_algorithm(const AlgorithmInfo* algo) {
   t_last_algorithm = algo != nullptr ? algo->name : "native";
+}
+
+void CollectiveCall::record_network(const NetworkParams& comm_params, const CostParams& used,
+                                    NetworkSource source) {
+  t_last_network = LastNetwork{true, comm_params, used, source};
+}
+
+GammaClass gamma_class_of(MPI_Datatype t) {
+  if (t == MPI_FLOAT) return GammaClass::float32;
+  for (MPI_Datatype i : {MPI_INT, MPI_UNSIGNED, MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_LONG,
+                         MPI_UNSIGNED_LONG_LONG, MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_CHAR,
+                         MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE, MPI_INT8_T, MPI_INT16_T,
+                         MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T,
+                         MPI_UINT64_T, MPI_C_BOOL})
+    if (t == i) return GammaClass::integer;
+  return GammaClass::float64;
+}
+
+void CollectiveCall::set_reduction_type(MPI_Datatype unit) { gamma_class_ = gamma_class_of(unit); }
+
+bool CollectiveCall::reads_network() const {
+  if (p_ < 2 || (!sel_.is_auto && sel_.algo == nullptr)) return false;
+  // "auto" of a reduction without arrival times is the MPI library's collective: no costs read
+  // (selection.cpp), so a balanced program's small calls never wait for a measurement.
+  const bool reduction = collective_ == Collective::allreduce || collective_ == Collective::reduce;
+  if (reduction && sel_.is_auto && opt_.arrivals == nullptr && monitor_ == nullptr) return false;
+  const bool sg = collective_ == Collective::scatterv || collective_ == Collective::gatherv;
+  return sg || !(alpha_given_ && beta_given_);
 }
 
 CollectiveCall::~CollectiveCall() {
@@ -42,6 +80,7 @@ int ArgProblem::report_local(const CollectiveCall& call) const {
 
 int CollectiveCall::check_comm(MPI_Comm comm) {
   t_last_algorithm = "";
+  t_last_network.valid = false;
   if (comm == MPI_COMM_NULL) return arg_error("comm is MPI_COMM_NULL");
   int inter = 0;
   if (int rc = MPI_Comm_test_inter(comm, &inter); rc != MPI_SUCCESS)
@@ -62,6 +101,9 @@ int CollectiveCall::check_options(const papcoll_options* user_opt) {
     if (!std::isfinite(given)) return arg_error("alpha, beta or gamma is not finite");
     if (given > 0) *dst = given;
   }
+  alpha_given_ = opt_.alpha > 0;
+  beta_given_ = opt_.beta > 0;
+  gamma_given_ = opt_.gamma > 0;
   if (opt_.monitor != nullptr) {
     std::string why;
     monitor_ = prediction::monitor_from_handle(opt_.monitor, &why);
@@ -136,9 +178,27 @@ int CollectiveCall::enter_monitor(MPI_Comm comm, double entry_time) {
   return PAPCOLL_SUCCESS;
 }
 
-int CollectiveCall::open_context(MPI_Comm comm) {
+int CollectiveCall::open_context(MPI_Comm comm, bool settle_network) {
   if (MpiStatus s = comm_context(comm, &ctx_); !s.ok()) return mpi_error(s);
   cost_.cores_shared = ctx_->cores_shared;
+  if (!settle_network) return PAPCOLL_SUCCESS;
+  const bool reads = reads_network();
+  if (reads && !ctx_->network_known) {  // the same on every rank: settled collectively
+    PAPCOLL_TRY(calibrate_network(ctx_->comm, who_, &ctx_->network));
+    ctx_->network_known = true;
+  }
+  // A call whose options give alpha and beta reads nothing of the communicator's (it may not be
+  // settled yet), but papcoll_last_network still reports what it ran with.
+  const bool options_only = !reads && alpha_given_ && beta_given_ && p_ >= 2 &&
+                            (sel_.is_auto || sel_.algo != nullptr);
+  if (!reads && !options_only) return PAPCOLL_SUCCESS;
+  const NetworkParams comm_net = ctx_->network_known ? ctx_->network : NetworkParams{};
+  const CostParams net = comm_net.in_use(gamma_class_);
+  if (!alpha_given_) cost_.alpha = net.alpha;
+  if (!beta_given_) cost_.beta = net.beta;
+  if (!gamma_given_) cost_.gamma = net.gamma;
+  record_network(comm_net, cost_,
+                 alpha_given_ || beta_given_ ? NetworkSource::options : comm_net.source);
   return PAPCOLL_SUCCESS;
 }
 
@@ -158,3 +218,43 @@ int CollectiveCall::block_count(const AlgorithmInfo& algo, const GeneratorInput&
 }  // namespace papcoll
 
 extern "C" const char* papcoll_last_algorithm(void) { return papcoll::t_last_algorithm; }
+
+namespace {
+
+double known_or_zero(double v) { return std::isfinite(v) && v >= 0 ? v : 0.0; }
+
+}  // namespace
+
+extern "C" void papcoll_network_info_init(papcoll_network_info* info) {
+  if (info == nullptr) return;
+  *info = papcoll_network_info{};
+  info->version = PAPCOLL_NETWORK_INFO_VERSION;
+  info->source = PAPCOLL_NET_NONE;
+}
+
+extern "C" int papcoll_last_network(papcoll_network_info* info) {
+  using papcoll::t_last_network;
+  if (info == nullptr) return papcoll::fail(PAPCOLL_ERR_ARG, "papcoll_last_network: info is NULL");
+  if (info->version != PAPCOLL_NETWORK_INFO_VERSION)
+    return papcoll::fail(PAPCOLL_ERR_ARG,
+                         "papcoll_last_network: info->version is " + std::to_string(info->version) +
+                             ", expected " + std::to_string(PAPCOLL_NETWORK_INFO_VERSION) +
+                             " (call papcoll_network_info_init)");
+  papcoll_network_info_init(info);
+  if (!t_last_network.valid) return PAPCOLL_SUCCESS;
+  const papcoll::NetworkParams& n = t_last_network.comm;
+  info->source = static_cast<int>(t_last_network.source);
+  info->alpha = t_last_network.used.alpha;
+  info->beta = t_last_network.used.beta;
+  info->gamma = t_last_network.used.gamma;
+  info->alpha_intra = known_or_zero(n.intra.alpha);
+  info->beta_intra = known_or_zero(n.intra.beta);
+  info->alpha_inter = known_or_zero(n.inter.alpha);
+  info->beta_inter = known_or_zero(n.inter.beta);
+  info->gamma_float = known_or_zero(n.gamma[0]);
+  info->gamma_double = known_or_zero(n.gamma[1]);
+  info->gamma_int = known_or_zero(n.gamma[2]);
+  info->nodes = n.nodes;
+  info->calibration_seconds = known_or_zero(n.seconds);
+  return PAPCOLL_SUCCESS;
+}

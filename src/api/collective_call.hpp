@@ -82,8 +82,15 @@ class CollectiveCall {
 
   // One monitor step when the options name a monitor: the call's first communication.
   int enter_monitor(MPI_Comm comm, double entry_time);
-  // The communicator's context (collective the first time: it duplicates `comm`).
-  int open_context(MPI_Comm comm);
+  // The communicator's context (collective the first time: it duplicates `comm`), and the
+  // network's parameters in cost(): the options' alpha, beta and gamma where given (> 0), else
+  // the communicator's (calibrated at the first call that reads them: reads_network()).
+  // settle_network false: the context only (PAPCOLL_CHECK's exchange, which runs before the ranks
+  // are known to agree on what decides reads_network(), so it must not start a measurement).
+  int open_context(MPI_Comm comm, bool settle_network = true);
+  // Reductions: the element type whose reduction speed (gamma class) cost() takes. Before
+  // open_context.
+  void set_reduction_type(MPI_Datatype unit);
   // The agreed arrival vector when the algorithm (or "auto") reads one, else empty. After
   // open_context().
   int arrivals(std::vector<double>* out);
@@ -91,6 +98,8 @@ class CollectiveCall {
   const papcoll_options& options() const { return opt_; }
   const CostParams& cost() const { return cost_; }
   const Selection& selection() const { return sel_; }
+  // The monitor's predicted pattern of this call (empty without a monitor or a prediction).
+  const prediction::CallPattern& predicted() const { return predicted_; }
   int p() const { return p_; }
   int rank() const { return rank_; }
   bool commutative() const { return commutative_; }
@@ -100,6 +109,10 @@ class CollectiveCall {
 
   // Records the algorithm the call runs (nullptr: the MPI library's) for papcoll_last_algorithm.
   static void record_algorithm(const AlgorithmInfo* algo);
+  // Records the parameters a call (or papcoll_calibrate) used, for papcoll_last_network; `used`
+  // is what the call ran with, `source` where its alpha and beta came from.
+  static void record_network(const NetworkParams& comm_params, const CostParams& used,
+                             NetworkSource source);
 
   // Block count of a schedule: the caller's, else the algorithm's default for `in` (p, bytes and
   // Hockney parameters set), never more than `elements` (empty blocks only add messages or
@@ -119,7 +132,19 @@ class CollectiveCall {
   int rank_ = 0;
   bool commutative_ = true;
   CommContext* ctx_ = nullptr;
+  bool alpha_given_ = false, beta_given_ = false, gamma_given_ = false;
+  GammaClass gamma_class_ = GammaClass::float64;
+
+  // Whether the call reads the network's parameters (so its first such call on a communicator
+  // calibrates): not for p = 1 or "native", nor for "auto" of a reduction without arrival times
+  // (options or monitor), nor where the options give alpha and beta, except for
+  // scatterv/gatherv, whose other ranks may pass options that differ from the root's. The same
+  // verdict on every rank (options, algorithm and size are).
+  bool reads_network() const;
 };
+
+// The gamma class of a predefined element type (float, the integers; anything else as double).
+GammaClass gamma_class_of(MPI_Datatype t);
 
 // Runs an entry point's body for the C API: nothing may escape into C callers, so an exception
 // (a resource failure or a bug) becomes PAPCOLL_ERR_INTERNAL with a message.

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "api/error.hpp"
+#include "api/refusal_join.hpp"
 #include "api/schedule_source.hpp"
 
 namespace papcoll {
@@ -28,11 +29,12 @@ int CollectiveDescription::obtain(CollectiveCall& call, const AlgorithmInfo* alg
 }
 
 int refuse_without_pattern(CollectiveCall& call, MPI_Comm comm, CollectiveDescription* d,
-                           int code) {
+                           int code, observe::CallWatch& watch) {
   if (check_mode() && call.p() > 0)
     return check_call(call, comm, d != nullptr ? d->descriptor() : CallDescriptor{}, code);
   // papcoll_last_error() already holds the message; the code is the rank's own.
-  return code;
+  if (!watch.has_board()) return code;
+  return settle_on_board(comm, call.rank(), code, watch);
 }
 
 int run_schedule(CollectiveCall& call, CollectiveDescription& d, const AlgorithmInfo* algo,

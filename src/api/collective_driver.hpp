@@ -10,7 +10,12 @@
 //       returns its error after the communication, so no other rank waits for it forever and
 //       nothing the user passed is written (describe(): stand_in);
 //     - it does not (a negative count, MPI_DATATYPE_NULL, an unknown algorithm, a root out of
-//       range, MPI_OP_NULL): refuse_without_pattern, the one place such refusals go.
+//       range, MPI_OP_NULL): refuse_without_pattern, the one place such refusals go; through the
+//       call board it takes part in the others' call with stand-in data where it can read
+//       their descriptor (observe/refusal.hpp).
+//     The call board and the report see every call through one scope, observe::CallWatch
+//     (api/call_observe.hpp): numbered after the communicator check, its descriptor published
+//     right before its messages (or "not joinable" before the first one), recorded at the end.
 //  3. PAPCOLL_CHECK=1 only: every rank's descriptor is compared (call_check.hpp).
 //  4. The monitor's call step: the first communication of a call that passed its checks.
 //  5. Nothing to move on any rank (decided from values every rank agrees on): done.
@@ -31,9 +36,11 @@
 #include <vector>
 
 #include "api/call_check.hpp"
+#include "api/call_observe.hpp"
 #include "api/collective_call.hpp"
 #include "api/selection.hpp"
 #include "executor/comm_context.hpp"
+#include "observe/call_watch.hpp"
 
 namespace papcoll {
 
@@ -58,6 +65,8 @@ class CollectiveDescription {
   // portion against the root's bytes for it), taken part in like the others.
   virtual const ArgProblem* late_problem() const { return nullptr; }
   virtual bool reads_arrivals() const { return false; }
+  // The bytes every rank passes alike (the report's call key); -1: not known before the call.
+  virtual long long agreed_bytes() const { return -1; }
   // Step 7: the facts of "auto" beyond the generator input (units, commutative, transport).
   virtual AutoRequest auto_request(const CollectiveCall& call,
                                    const std::vector<double>& arrivals);
@@ -80,13 +89,15 @@ class CollectiveDescription {
 };
 
 // A rank refuses a call whose message pattern it cannot know (its count, datatype, root, op or
-// algorithm is invalid), so it cannot take part. Today the error is returned on this rank alone
-// (the other ranks may wait for it: issue #21), except with PAPCOLL_CHECK=1, where the refusal
-// travels in the check's exchange and every rank returns. The error is already recorded
-// (papcoll_last_error()); `code` is returned. The place where a side channel (a one-sided "call
-// board") will let every rank learn of the refusal without a message per call.
+// algorithm is invalid), so it cannot take part with its own arguments. With PAPCOLL_CHECK=1 the
+// refusal travels in the check's exchange and every rank returns. Otherwise, where the
+// communicator has a call board (observe/call_board.hpp), the refusal is published there and
+// settled (observe/refusal.hpp): the rank runs the other ranks' call with stand-in data when it
+// can read their descriptor (api/refusal_join.cpp), or every rank refused alike; else the error
+// is this rank's alone (docs/errors.md says which). The error is already recorded
+// (papcoll_last_error()); `code` is returned.
 int refuse_without_pattern(CollectiveCall& call, MPI_Comm comm, CollectiveDescription* d,
-                           int code);
+                           int code, observe::CallWatch& watch);
 
 // Step 8 for a schedule: p = 1, the schedule and the executor (not the hot path).
 int run_schedule(CollectiveCall& call, CollectiveDescription& d, const AlgorithmInfo* algo,
@@ -100,29 +111,35 @@ int run_collective(const char* who, Collective c, Description& d, const papcoll_
                    MPI_Comm comm, double entry_time) {
   CollectiveCall call(who, c);
   PAPCOLL_TRY(call.check_comm(comm));  // without a communicator nobody can be told anything
+  observe::CallWatch watch(comm, static_cast<int>(c), entry_time);
   if (int rc = call.check_options(opt); rc != PAPCOLL_SUCCESS)
-    return refuse_without_pattern(call, comm, nullptr, rc);
+    return refuse_without_pattern(call, comm, nullptr, rc, watch);
   const ArgProblem problem = d.check(call);
   if (!problem.ok() && (!problem.pattern_known || !d.stand_in(call, problem)))
     return refuse_without_pattern(
-        call, comm, &d, problem.pattern_known ? problem.report_local(call) : problem.report(call));
+        call, comm, &d, problem.pattern_known ? problem.report_local(call) : problem.report(call),
+        watch);
+  if (watch.on()) observe_checked(watch, call, d);
   if (check_mode()) PAPCOLL_TRY(check_call(call, comm, d.descriptor(), PAPCOLL_SUCCESS));
   PAPCOLL_TRY(call.enter_monitor(comm, entry_time));
 
   // Steps 5 to 8.
   if (!d.moves_nothing()) {  // the same on every rank: no messages
     PAPCOLL_TRY(call.open_context(comm));
+    watch.attach(comm);  // the first call makes the communicator's observer (collective)
     PAPCOLL_TRY(d.agree(call));
     std::vector<double> arrivals;
     if (d.reads_arrivals()) PAPCOLL_TRY(call.arrivals(&arrivals));
     const Selection& sel = call.selection();
     const AlgorithmInfo* algo = sel.algo;
     bool native = (!sel.is_auto && sel.algo == nullptr) || d.needs_native();
+    AutoChoice choice;
     if (sel.is_auto && !native) {
-      const AutoChoice choice = choose_auto(c, d.auto_request(call, arrivals));
+      choice = choose_auto(c, d.auto_request(call, arrivals));
       algo = choice.algo;
       native = choice.native;
     }
+    if (watch.on()) observe_ready(watch, call, d, native ? nullptr : algo, choice);
     if (native) {
       CollectiveCall::record_algorithm(nullptr);
       PAPCOLL_TRY(d.run_native(call));

@@ -29,6 +29,7 @@ ArgProblem ReductionCall::check_common(CollectiveCall& call) {
   } else if (MpiStatus s = reduction_view(layout_, count_, op_, &view_); !s.ok()) {
     pr.note(PAPCOLL_ERR_MPI, describe(s), false);
   }
+  call.set_reduction_type(view_.unit.type);  // its reduction speed (gamma)
   return pr;
 }
 

@@ -24,6 +24,9 @@ class ReductionCall : public CollectiveDescription {
   CallDescriptor descriptor() const override { return desc_; }
   bool moves_nothing() const override { return count_ == 0 || layout_.size == 0; }
   bool reads_arrivals() const override { return true; }
+  long long agreed_bytes() const override {
+    return static_cast<long long>(view_.units) * view_.unit.size;
+  }
   AutoRequest auto_request(const CollectiveCall& call,
                            const std::vector<double>& arrivals) override;
   GeneratorInput generator_input(const CollectiveCall& call, const AlgorithmInfo& algo,

@@ -62,6 +62,7 @@ AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base, const 
   AutoVerdict v;
   if (base.arrivals.empty() || base.p < 2) return v;
   v.imbalance = imbalance_factor(base.arrivals, base.cost, base.bytes);
+  v.why = AutoWhy::balanced;
   if (!(v.imbalance >= kAutoMinImbalance)) return v;
   v.balanced_time = v.native_elapsed = v.aware_elapsed = kInf;
   for (const AlgorithmInfo* a : algorithms_for(c)) {
@@ -85,22 +86,39 @@ AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base, const 
     v.native_elapsed =
         std::min(v.native_elapsed, v.balanced_time + root_wait / static_cast<double>(base.p));
   }
+  v.why = AutoWhy::small_gain;
+  if (std::isfinite(v.balanced_time) && v.balanced_time > 0 && std::isfinite(v.native_elapsed) &&
+      std::isfinite(v.aware_elapsed))
+    v.gain = (v.native_elapsed - v.aware_elapsed) / v.balanced_time;
   if (v.best_aware != nullptr && std::isfinite(v.balanced_time) &&
-      v.native_elapsed - v.aware_elapsed >= min_gain * v.balanced_time)
+      v.native_elapsed - v.aware_elapsed >= min_gain * v.balanced_time) {
     v.algo = v.best_aware;
+    v.why = AutoWhy::aware;
+  }
   return v;
 }
 
 const AlgorithmInfo* choose_allreduce(int64_t count, bool commutative, const GeneratorInput& base,
-                                      const PrepareInput& prepare) {
-  if (!commutative || count < base.p) return nullptr;
-  return choose_for_arrivals(Collective::allreduce, base, prepare, kAutoMinGainAllreduce).algo;
+                                      const PrepareInput& prepare, AutoVerdict* verdict) {
+  if (!commutative || count < base.p) {
+    if (verdict != nullptr) *verdict = AutoVerdict{nullptr, AutoWhy::rule};
+    return nullptr;
+  }
+  const AutoVerdict v =
+      choose_for_arrivals(Collective::allreduce, base, prepare, kAutoMinGainAllreduce);
+  if (verdict != nullptr) *verdict = v;
+  return v.algo;
 }
 
 const AlgorithmInfo* choose_reduce(bool commutative, const GeneratorInput& base,
-                                   const PrepareInput& prepare) {
-  if (!commutative) return nullptr;
-  return choose_for_arrivals(Collective::reduce, base, prepare, kAutoMinGainReduce).algo;
+                                   const PrepareInput& prepare, AutoVerdict* verdict) {
+  if (!commutative) {
+    if (verdict != nullptr) *verdict = AutoVerdict{nullptr, AutoWhy::rule};
+    return nullptr;
+  }
+  const AutoVerdict v = choose_for_arrivals(Collective::reduce, base, prepare, kAutoMinGainReduce);
+  if (verdict != nullptr) *verdict = v;
+  return v.algo;
 }
 
 const AlgorithmInfo* choose_bcast(const GeneratorInput&) {
@@ -113,12 +131,17 @@ const AlgorithmInfo* choose_allgatherv(const GeneratorInput&, bool shared_window
 
 AutoChoice choose_auto(Collective c, const AutoRequest& r) {
   AutoChoice choice;
+  AutoVerdict v;
   switch (c) {
     case Collective::allreduce:
-      choice.algo = choose_allreduce(r.units, r.commutative, r.base, r.prepare);
+      choice.algo = choose_allreduce(r.units, r.commutative, r.base, r.prepare, &v);
+      choice.why = v.why;
+      choice.gain = v.gain;
       break;
     case Collective::reduce:
-      choice.algo = choose_reduce(r.commutative, r.base, r.prepare);
+      choice.algo = choose_reduce(r.commutative, r.base, r.prepare, &v);
+      choice.why = v.why;
+      choice.gain = v.gain;
       break;
     case Collective::bcast:
       choice.algo = choose_bcast(r.base);

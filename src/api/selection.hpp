@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -59,8 +60,20 @@ inline constexpr double kAutoMinGainReduce = 0.35;
 // Completes a generator input for one algorithm as the call would run it (blocks, round time).
 using PrepareInput = std::function<void(const AlgorithmInfo&, GeneratorInput*)>;
 
+// Why auto chose what it chose (the straggler report, docs/report-format.md).
+enum class AutoWhy {
+  rule,        // the collective's fixed rule (no arrival rule applies)
+  no_pattern,  // no arrival pattern (or fewer than 2 ranks)
+  balanced,    // imbalance factor below kAutoMinImbalance
+  small_gain,  // the best imbalance-aware candidate saves less than min_gain
+  aware,       // the imbalance-aware candidate pays off
+};
+
 struct AutoVerdict {
   const AlgorithmInfo* algo = nullptr;  // nullptr: the MPI library's collective
+  AutoWhy why = AutoWhy::no_pattern;
+  // (native_elapsed - aware_elapsed) / balanced_time where all three are finite, else NaN.
+  double gain = std::numeric_limits<double>::quiet_NaN();
   double imbalance = 0;                 // imbalance_factor of the arrivals
   double balanced_time = 0;   // best balanced candidate, equal arrivals: the collective's own time
   double native_elapsed = 0;  // best balanced candidate under the arrivals (the MPI library)
@@ -79,10 +92,10 @@ AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base, const 
 // for vectors shorter than p (most blocks would be empty), else choose_for_arrivals with
 // kAutoMinGainAllreduce.
 const AlgorithmInfo* choose_allreduce(int64_t count, bool commutative, const GeneratorInput& base,
-                                      const PrepareInput& prepare);
+                                      const PrepareInput& prepare, AutoVerdict* verdict = nullptr);
 // reduce: MPI_Reduce for a non-commutative op, else choose_for_arrivals with kAutoMinGainReduce.
 const AlgorithmInfo* choose_reduce(bool commutative, const GeneratorInput& base,
-                                   const PrepareInput& prepare);
+                                   const PrepareInput& prepare, AutoVerdict* verdict = nullptr);
 // bcast: the circulant broadcast (Traff 2023), never slower than the binomial tree under the
 // Hockney model (its n = 1 case).
 const AlgorithmInfo* choose_bcast(const GeneratorInput& base);
@@ -107,6 +120,8 @@ struct AutoChoice {
   // scatterv/gatherv: choose_sg_tree picks the tree where the schedule is obtained (cached with
   // it, api/schedule_source.hpp obtain_sg_schedule).
   bool tree_by_schedule_source = false;
+  AutoWhy why = AutoWhy::rule;  // with the gain, for the straggler report
+  double gain = std::numeric_limits<double>::quiet_NaN();
 };
 AutoChoice choose_auto(Collective c, const AutoRequest& r);
 

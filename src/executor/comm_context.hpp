@@ -8,6 +8,7 @@
 
 #include <memory>
 
+#include "calibration/network_params.hpp"
 #include "executor/executor.hpp"
 #include "executor/mpi_status.hpp"
 #include "executor/shared_window.hpp"
@@ -43,6 +44,11 @@ struct CommContext {
 
   // The link models of options.model_file, identical on every rank (link_model_cache.hpp).
   LinkModelCache link_models;
+
+  // The network's parameters (src/calibration/calibrate.hpp), identical on every rank: set
+  // collectively by the first call that reads them, or by papcoll_calibrate.
+  NetworkParams network;
+  bool network_known = false;
 };
 
 // The context of `user_comm`, created on first use. Collective over `user_comm` the first time

@@ -28,9 +28,13 @@
 #include <cstring>
 #include <string>
 
+#include "api/call_check.hpp"
 #include "api/error.hpp"
 #include "intercept/intercept_config.hpp"
+#include "intercept/intercept_observe.hpp"
 #include "intercept/intercept_stats.hpp"
+#include "observe/comm_observer.hpp"
+#include "prediction/monitor.hpp"
 #include "schedule/registry.hpp"
 #include "papcoll/papcoll.h"
 
@@ -122,6 +126,11 @@ struct CallInfo {
   // Bytes every rank passes alike (allreduce, reduce: count * size), deciding whether the call
   // gets the arrival history; -1: never.
   double agreed_bytes = -1;
+  // The report's key: what every rank passes alike (bcast's count * size too), -1 where it is
+  // not agreed (the v-collectives).
+  double agreed_bytes_or_own() const {
+    return agreed_bytes >= 0 ? agreed_bytes : op == Operation::bcast ? bytes : -1;
+  }
 };
 
 // The history monitor for an allreduce/reduce call, or nullptr. Every input of the decision
@@ -153,6 +162,7 @@ papcoll_monitor history_monitor(const CallInfo& info, const std::string& algorit
     papcoll_monitor_config mc;
     papcoll_monitor_config_init(&mc);
     mc.mode = PAPCOLL_MONITOR_HISTORY;
+    mc.history_sample = cfg.history_sample;
     if (papcoll_monitor_create_config(info.comm, &mc, &st->monitor) != PAPCOLL_SUCCESS) {
       st->monitor = nullptr;
       st->monitor_failed = true;
@@ -173,6 +183,21 @@ void warn_model_once(const char* why) {
                  config().model_file.c_str(), why);
 }
 
+// No tax on balanced calls (issue #17, docs/intercept.md): an all-reduce or reduce under `auto`
+// that has no arrival pattern to go by runs the MPI library's collective (selection.cpp: auto
+// without arrivals is native), so it goes there directly, skipping papcoll's argument handling and
+// selection. Without a history monitor there is no pattern; with one, the monitor says whether
+// this call is neither measured nor predicted imbalanced (sampling, docs/prediction.md), from
+// inputs identical on every rank, so every rank takes the same path. PAPCOLL_CHECK=1 always takes
+// the full path, which checks the call.
+bool balanced_auto_call(const CallInfo& info, const OperationChoice& choice,
+                        const papcoll_options& opt) {
+  if (choice.algorithm != "auto" || check_mode()) return false;
+  if (info.op != Operation::allreduce && info.op != Operation::reduce) return false;
+  if (opt.monitor == nullptr) return true;
+  return prediction::monitor_quiet_call(opt.monitor, opt.monitor_site);
+}
+
 int mpi_error_class(int papcoll_code) {
   return papcoll_code == PAPCOLL_ERR_ARG ? MPI_ERR_ARG : MPI_ERR_OTHER;
 }
@@ -185,8 +210,12 @@ int dispatch(const CallInfo& info, RunPapcoll run_papcoll, RunNative run_native)
   const MPI_Comm comm = info.comm;
   const OperationChoice& choice = config()[op];
   const double t0 = PMPI_Wtime();
+  // Calls to the MPI library are observed for the report and the watchdog (intercept_observe.hpp).
+  auto native = [&] {
+    return observed_native(op, comm, info.agreed_bytes_or_own(), info.root, run_native);
+  };
   if (choice.native) {
-    const int rc = run_native();
+    const int rc = native();
     record_call(op, comm, "native", info.bytes, PMPI_Wtime() - t0);
     return rc;
   }
@@ -200,7 +229,7 @@ int dispatch(const CallInfo& info, RunPapcoll run_papcoll, RunNative run_native)
   if (sg && !config().model_file.empty() && reads_link_model(op, choice.algorithm)) {
     model_state = comm_state(comm);
     if (model_state != nullptr && model_state->model_unusable) {
-      const int rc = run_native();
+      const int rc = native();
       record_call(op, comm, "native", info.bytes, PMPI_Wtime() - t0,
                   "the link model failed on this communicator before");
       return rc;
@@ -209,6 +238,11 @@ int dispatch(const CallInfo& info, RunPapcoll run_papcoll, RunNative run_native)
   }
   opt.monitor = history_monitor(info, choice.algorithm);
   if (opt.monitor != nullptr) opt.monitor_site = history_site(op, info.agreed_bytes, info.root);
+  if (balanced_auto_call(info, choice, opt)) {
+    const int rc = native();
+    record_call(op, comm, "native", info.bytes, PMPI_Wtime() - t0);
+    return rc;
+  }
   const int rc = run_papcoll(&opt);
   if (rc == PAPCOLL_SUCCESS) {
     const std::string ran = papcoll_last_algorithm();
@@ -221,7 +255,7 @@ int dispatch(const CallInfo& info, RunPapcoll run_papcoll, RunNative run_native)
       if (model_state != nullptr) model_state->model_unusable = true;
       warn_model_once(why.c_str());
     }
-    const int native_rc = run_native();
+    const int native_rc = native();
     record_call(op, comm, "native", info.bytes, PMPI_Wtime() - t0, why);
     return native_rc;
   }
@@ -327,6 +361,8 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
 
 int MPI_Finalize(void) {
   if (papcoll::intercept::config().verbose) papcoll::intercept::print_summary();
+  // Every process passes here: the report (PAPCOLL_REPORT) is gathered over MPI_COMM_WORLD.
+  papcoll::observe::finalize(true);
   return PMPI_Finalize();
 }
 

@@ -29,6 +29,9 @@ struct Config {
   // docs/intercept.md): on unless PAPCOLL_HISTORY=0, for calls of at least history_min_bytes.
   bool history = true;
   long long history_min_bytes = 64 * 1024;
+  // PAPCOLL_HISTORY_SAMPLE: a balanced call site's arrivals are measured on one call in this many
+  // (papcoll_monitor_config::history_sample; docs/intercept.md, "No tax on balanced calls").
+  int history_sample = 16;
   const OperationChoice& operator[](Operation op) const { return ops[static_cast<int>(op)]; }
 };
 

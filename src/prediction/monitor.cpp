@@ -29,6 +29,7 @@ constexpr int kWarmTags = 8192;  // kTagWarm + kWarmTags - 1 < 32767, the smalle
 
 std::atomic<int> g_monitors{0}, g_threads{0}, g_comms{0}, g_requests{0};
 std::atomic<long> g_mismatched{0};
+std::atomic<long> g_measured{0};
 
 // Monitors alive, for MPI_Finalize.
 std::mutex g_registry_mutex;
@@ -82,6 +83,7 @@ DebugCounters debug_counters() {
   c.comms = g_comms.load();
   c.requests = g_requests.load();
   c.mismatched = g_mismatched.load();
+  c.measured = g_measured.load();
   return c;
 }
 
@@ -109,6 +111,10 @@ int Monitor::create(MPI_Comm comm, const papcoll_monitor_config& cfg, Monitor** 
   if (!(cfg.horizon > 0) || !std::isfinite(cfg.horizon)) return arg("horizon must be > 0");
   if (cfg.poll_us < 1 || cfg.poll_us > 100000) return arg("poll_us must be in 1..100000");
   if (!std::isfinite(cfg.test_clock_offset)) return arg("test_clock_offset is not finite");
+  if (cfg.history_sample < 1 || cfg.history_sample > 1000000)
+    return arg("history_sample must be in 1..1000000");
+  if (!(cfg.history_spread >= 0) || !std::isfinite(cfg.history_spread))
+    return arg("history_spread must be finite and >= 0");
   if (comm == MPI_COMM_NULL) return arg("comm is MPI_COMM_NULL");
   int inter = 0, initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
@@ -132,6 +138,8 @@ int Monitor::create(MPI_Comm comm, const papcoll_monitor_config& cfg, Monitor** 
   st.horizon = cfg.horizon;
   st.poll_us = cfg.poll_us;
   st.test_clock_offset = cfg.test_clock_offset;
+  st.history_sample = cfg.history_sample;
+  st.history_spread = cfg.history_spread;
   m->history_ = HistoryTable(st.predictor);
 
   // Collective from here on; every rank gets the same outcome.
@@ -304,7 +312,22 @@ MpiStatus Monitor::post_warmup_locked(const WarmDuty& d) {
 // ------------------------------------------------------------------------------------------------
 // The measured exchange (history)
 
+// Sampling (docs/prediction.md, "Sampling"): a site is measured on every call while its newest
+// measured pattern or its prediction is imbalanced (spread >= history_spread), and otherwise on one
+// call in history_sample, so a balanced program pays the p - 1 messages of the exchange rarely,
+// and an imbalance that appears is seen within history_sample calls. A pure function of the fed
+// history and the call counts (every measurement before this call has been fed: enter_call and
+// quiet_call complete the one in flight first), hence the same on every rank.
+bool Monitor::measure_locked(int site) {
+  if (set_.history_sample <= 1) return true;
+  const HistoryTable::Sampling* s = history_.sampling(site);
+  return s == nullptr || s->last_spread >= set_.history_spread ||
+         s->predicted_spread >= set_.history_spread ||
+         s->unmeasured + 1 >= static_cast<std::uint64_t>(set_.history_sample);
+}
+
 MpiStatus Monitor::start_measured_locked(double entry, int site) {
+  ++g_measured;
   m_.active = true;
   m_.site = site;
   m_.seq = static_cast<double>(seq_);
@@ -504,7 +527,12 @@ int Monitor::enter_call(MPI_Comm comm, double entry_steady, int site, const char
     if (MpiStatus s = wait_all_locked(m_.reqs); !s.ok()) return mpi(s);
     feed_measured_locked();
   }
-  if (MpiStatus s = start_measured_locked(entry, site); !s.ok()) return mpi(s);
+  if (measure_locked(site)) {
+    if (MpiStatus s = start_measured_locked(entry, site); !s.ok()) return mpi(s);
+    if (HistoryTable::Sampling* sm = history_.sampling(site)) sm->unmeasured = 0;
+  } else if (HistoryTable::Sampling* sm = history_.sampling(site)) {
+    ++sm->unmeasured;
+  }
 
   CallPattern cp;
   if (agreed.usable) {
@@ -521,6 +549,19 @@ int Monitor::enter_call(MPI_Comm comm, double entry_steady, int site, const char
   lock.unlock();
   cv_.notify_all();  // warm-up duties may have been queued
   return PAPCOLL_SUCCESS;
+}
+
+bool Monitor::quiet_call(int site) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (closed_ || set_.thread || set_.history_sample <= 1 || !thread_error_.empty()) return false;
+  if (m_.active) {
+    if (!wait_all_locked(m_.reqs).ok()) return false;  // the full path reports it
+    feed_measured_locked();
+  }
+  if (measure_locked(site)) return false;
+  ++history_.sampling(site)->unmeasured;  // not null: measure_locked is true for a new site
+  ++seq_;
+  return true;
 }
 
 void Monitor::exit_call() {

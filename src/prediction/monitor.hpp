@@ -56,6 +56,7 @@ struct DebugCounters {
   int comms = 0;     // duplicate communicators not yet freed
   int requests = 0;  // point-to-point requests posted and not yet completed
   long mismatched = 0;  // exchanges whose call numbers disagreed (a bug or a misuse)
+  long measured = 0;    // measured exchanges started (history sampling, for the tests)
 };
 DebugCounters debug_counters();
 
@@ -82,6 +83,13 @@ class Monitor {
   // local. Every successful enter_call must be followed by exit_call.
   int enter_call(MPI_Comm comm, double entry_steady, int site, const char* who, CallPattern* out);
   void exit_call();
+  // History mode with sampling (history_sample > 1): true when this call of `site` is neither
+  // measured nor predicted imbalanced, so that it needs nothing of papcoll; the call is then
+  // counted (as enter_call would) and the caller runs the MPI library's collective directly.
+  // Every input of the answer is bit-identical on every rank (the fed measurements and the call
+  // counts), so every rank answers alike. False whenever the monitor cannot decide (closed, edge
+  // mode): the caller then takes the full path, which reports.
+  bool quiet_call(int site);
 
   // The clock offset measured at creation (for the tests, which know the true one).
   ClockSync clock_sync() const { return clock_; }
@@ -95,6 +103,8 @@ class Monitor {
     double horizon = 3600;
     int poll_us = 100;
     double test_clock_offset = 0;
+    int history_sample = 1;       // papcoll_monitor_config::history_sample
+    double history_spread = 1e-4; // papcoll_monitor_config::history_spread
   };
   struct EdgeExchange {
     bool started = false, complete = false;
@@ -122,6 +132,7 @@ class Monitor {
   MpiStatus service_locked();
   MpiStatus start_edge_locked(const Contribution& c);
   void complete_edge_locked();
+  bool measure_locked(int site);
   MpiStatus start_measured_locked(double entry, int site);
   void feed_measured_locked();
   MpiStatus post_warmup_locked(const WarmDuty& d);
@@ -208,6 +219,9 @@ class MonitorLease {
 // A lease on the monitor behind a C handle, or an empty one for NULL, a freed handle (also a copy
 // of one) or a value that never was a handle; then *why (if given) says which.
 MonitorLease monitor_from_handle(papcoll_monitor h, std::string* why = nullptr);
+
+// Monitor::quiet_call through a C handle; false for a handle that is not live.
+bool monitor_quiet_call(papcoll_monitor h, int site);
 
 // Calls holding a lease on the monitor behind `h` on this process (for the tests); -1 if `h` is
 // not a live handle.

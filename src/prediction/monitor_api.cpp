@@ -14,6 +14,8 @@
 // until the leases taken before have been returned, then closes and deletes the monitor. So a call
 // that is inside the monitor when another thread frees it finishes normally and the free completes
 // after it; a call that starts after the free began returns PAPCOLL_ERR_ARG.
+#include <cstddef>
+#include <cstring>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -185,6 +187,11 @@ int monitor_calls_in_flight(papcoll_monitor h) {
   return s != nullptr ? s->entry->leases : -1;
 }
 
+bool monitor_quiet_call(papcoll_monitor h, int site) {
+  MonitorLease lease = monitor_from_handle(h);
+  return lease && lease->quiet_call(site);
+}
+
 }  // namespace papcoll::prediction
 
 using papcoll::fail;
@@ -206,6 +213,8 @@ extern "C" void papcoll_monitor_config_init(papcoll_monitor_config* cfg) {
   cfg->horizon = 3600.0;
   cfg->poll_us = 100;
   cfg->test_clock_offset = 0.0;
+  cfg->history_sample = 1;
+  cfg->history_spread = 1e-4;
 }
 
 extern "C" int papcoll_monitor_create_config(MPI_Comm comm, const papcoll_monitor_config* cfg,
@@ -217,7 +226,16 @@ extern "C" int papcoll_monitor_create_config(MPI_Comm comm, const papcoll_monito
     papcoll_monitor_config defaults;
     papcoll_monitor_config_init(&defaults);
     Monitor* m = nullptr;
-    const int rc = Monitor::create(comm, cfg != nullptr ? *cfg : defaults, &m);
+    papcoll_monitor_config c = defaults;
+    if (cfg != nullptr && cfg->version == 1) {
+      // A program built against version 1 passes the shorter struct: its fields, defaults for
+      // the rest.
+      std::memcpy(&c, cfg, offsetof(papcoll_monitor_config, history_sample));
+      c.version = PAPCOLL_MONITOR_CONFIG_VERSION;
+    } else if (cfg != nullptr) {
+      c = *cfg;
+    }
+    const int rc = Monitor::create(comm, c, &m);
     if (rc != PAPCOLL_SUCCESS) return rc;
     std::unique_ptr<Monitor> owned(m);
     try {

@@ -106,6 +106,25 @@ class HistoryTable {
   void feed(int site, const std::vector<double>& pattern) {
     Entry& e = touch(site);
     e.predictor.feed(pattern);
+    e.sampling.last_spread = spread(pattern);
+    e.sampling.predicted_spread = spread(e.predictor.predict());
+  }
+
+  // What the sampling of the measured exchange reads (Monitor::measure_locked): the spread
+  // (latest minus earliest arrival) of the site's newest measured pattern and of its prediction,
+  // and the calls of the site since it was last measured. Fed patterns are bit-identical on every
+  // rank, and so is this.
+  struct Sampling {
+    double last_spread = 0;
+    double predicted_spread = 0;
+    std::uint64_t unmeasured = 0;
+  };
+  // nullptr when the site has no history.
+  Sampling* sampling(int site) {
+    auto it = sites_.find(site);
+    if (it == sites_.end()) return nullptr;
+    it->second.last_use = ++clock_;
+    return &it->second.sampling;
   }
 
   // Empty when the site has no history yet.
@@ -122,7 +141,14 @@ class HistoryTable {
   struct Entry {
     Predictor predictor;
     std::uint64_t last_use = 0;
+    Sampling sampling;
   };
+
+  static double spread(const std::vector<double>& v) {
+    if (v.empty()) return 0;
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    return *hi - *lo;
+  }
 
   Entry& touch(int site) {
     auto it = sites_.find(site);
@@ -133,7 +159,7 @@ class HistoryTable {
           if (j->second.last_use < oldest->second.last_use) oldest = j;
         sites_.erase(oldest);
       }
-      it = sites_.emplace(site, Entry{Predictor(cfg_), 0}).first;
+      it = sites_.emplace(site, Entry{Predictor(cfg_), 0, {}}).first;
     }
     it->second.last_use = ++clock_;
     return it->second;

@@ -24,11 +24,11 @@ int ceil_log2(int p) {
 }
 // Circulant broadcast: n - 1 + q rounds.
 int circulant_bcast_blocks(const GeneratorInput& in) {
-  return pipeline_blocks(in.bytes, ceil_log2(in.p) - 1, in.cost);
+  return pipeline_blocks(in.bytes, ceil_log2(in.p) - 1, in.cost, kBroadcastBlockFactor);
 }
 // Chain: n - 1 + (p - 1) rounds.
 int chain_bcast_blocks(const GeneratorInput& in) {
-  return pipeline_blocks(in.bytes, in.p - 2, in.cost);
+  return pipeline_blocks(in.bytes, in.p - 2, in.cost, kBroadcastBlockFactor);
 }
 // Circulant allgatherv: a round's message carries one block of every origin, about bytes / n in
 // all, over n - 1 + q rounds; `blocks` counts every rank's n blocks.
@@ -242,9 +242,9 @@ RankSchedule generate_rank(const AlgorithmInfo& algo, const GeneratorInput& in, 
   return std::move(std::move(sink).take().front());
 }
 
-int pipeline_blocks(double bytes, int extra_rounds, const CostParams& cost) {
+int pipeline_blocks(double bytes, int extra_rounds, const CostParams& cost, double factor) {
   if (extra_rounds <= 0 || !(bytes > 0) || !(cost.alpha > 0) || cost.cores_shared) return 1;
-  const double n = kPipelineBlockFactor * std::sqrt(extra_rounds * cost.beta * bytes / cost.alpha);
+  const double n = factor * std::sqrt(extra_rounds * cost.beta * bytes / cost.alpha);
   if (!std::isfinite(n)) return 1;
   return static_cast<int>(std::clamp(std::llround(n), 1LL, 1LL << 20));
 }

@@ -111,13 +111,20 @@ int default_block_count(const AlgorithmInfo& algo, const GeneratorInput& in);
 // Blocks minimising (n - 1 + extra_rounds) * (alpha + beta * bytes / n), the time of a pipeline
 // of n blocks that needs extra_rounds rounds beyond one per block (Traff 2023, Sect. 3: block size
 // proportional to sqrt(bytes / log p) for the circulant broadcast): n = sqrt(extra_rounds *
-// beta * bytes / alpha) times kPipelineBlockFactor, rounded, at least 1. One block when
-// cost.cores_shared: the transfers then queue for the same CPUs, so the total copying is the same
-// for every n and each extra round only adds scheduler switches (measured, docs/circulant.md).
-int pipeline_blocks(double bytes, int extra_rounds, const CostParams& cost);
-// Below the optimum: every round also costs papcoll's own bookkeeping (for the all-gatherv a
-// datatype over one range per origin), which alpha does not include (docs/circulant.md).
+// beta * bytes / alpha) times `factor`, rounded, at least 1. One block when cost.cores_shared:
+// the transfers then queue for the same CPUs, so the total copying is the same for every n and
+// each extra round only adds scheduler switches (measured, docs/circulant.md).
+//
+// kPipelineBlockFactor (the all-gatherv) is below the optimum: every round also costs papcoll's
+// own bookkeeping (a datatype over one range per origin), which alpha does not include
+// (docs/circulant.md).
 inline constexpr double kPipelineBlockFactor = 0.07;
+int pipeline_blocks(double bytes, int extra_rounds, const CostParams& cost,
+                    double factor = kPipelineBlockFactor);
+// The broadcasts (circulant, chain) take the Hockney optimum itself: their rounds carry one block
+// each, and with the network's own alpha and beta (calibrated) the optimum was the fastest block
+// count measured (docs/circulant.md, "The constant, measured").
+inline constexpr double kBroadcastBlockFactor = 1.0;
 
 std::span<const AlgorithmInfo> all_algorithms();
 const AlgorithmInfo* find_algorithm(Collective c, std::string_view name);

@@ -33,11 +33,13 @@ NEW_RESULT_KEYS = {
     "post_arrival_samples_ms"}
 
 
-def run(np, *args, expect=0):
+def run(np, *args, expect=0, env=None):
     global failures
-    cmd = [mpiexec, *flags, "-np", str(np), tool, *args]
+    exports = [x for k in (env or {}) for x in ("-x", k)]
+    cmd = [mpiexec, *flags, *exports, "-np", str(np), tool, *args]
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
+                           env=dict(os.environ, **(env or {})))
     except subprocess.TimeoutExpired:
         failures += 1
         print(f"FAIL: -np {np} {' '.join(args)} did not finish in 120 s (hang?)")
@@ -80,6 +82,24 @@ out = run(1, "--help").stdout
 check("k-late:K" in out and "staggered:K" in out and "200us" in out, "--help: " + out)
 
 with tempfile.TemporaryDirectory() as d:
+    # --- delta from the parameters papcoll runs with (docs/calibration.md) ---------------------
+    cache = {"PAPCOLL_CALIBRATION": "always", "PAPCOLL_CALIBRATION_CACHE": os.path.join(d, "cal")}
+    for extra, source in [([], "measured"), (["--alpha", "3e-6", "--beta", "2e-10"], "options")]:
+        js = os.path.join(d, f"delta-{source}.json")
+        p = run(2, "--algo", "prr", "--iters", "1", "--warmup", "0", "--size", "1K", "--quiet",
+                "--json", js, *extra, env=cache)
+        if p.returncode != 0:
+            continue
+        cfg = json.load(open(js))["config"]
+        check(cfg["delta_params"] == source, f"delta source {cfg['delta_params']}, want {source}")
+        check(cfg["delta_alpha_s"] > 0 and cfg["delta_beta_s_per_byte"] > 0, f"delta {cfg}")
+        check("# network (papcoll_last_network): alpha=" in p.stdout, f"header: {p.stdout}")
+        if source == "options":
+            check(cfg["delta_alpha_s"] == 3e-6 and cfg["delta_beta_s_per_byte"] == 2e-10,
+                  f"options delta {cfg}")
+        else:
+            check(cfg["calibration_s"] > 0, f"measured, but calibration_s {cfg['calibration_s']}")
+
     # --- --max-delay units: plain numbers stay milliseconds ------------------------------------
     js = os.path.join(d, "units.json")
     p = run(2, "--max-delay", "200us,0.005s,3ms,2", "--mode", "none", "--algo", "native",
@@ -105,9 +125,11 @@ with tempfile.TemporaryDirectory() as d:
         for mode in injected:
             js = os.path.join(d, f"{op}-{mode}.json")
             what = f"{op} {mode}"
+            # PAPCOLL_CALIBRATION=off: papcoll's default alpha and beta, so delta is known here.
             p = run(p_ranks, "--op", op, "--algo", f"{alg},native", "--pat", "oracle,none",
                     "--mode", mode, "--size", "64K", "--iters", "5", "--warmup", "1",
-                    "--max-delay", "5ms", "--compute-ms", "2", "--quiet", "--json", js)
+                    "--max-delay", "5ms", "--compute-ms", "2", "--quiet", "--json", js,
+                    env={"PAPCOLL_CALIBRATION": "off"})
             if p.returncode != 0:
                 continue
             check(f"mode={mode} " in p.stdout, f"{what}: header: {p.stdout}")

@@ -1,0 +1,111 @@
+#include "calibration/calibration_plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "calibration/network_params.hpp"
+
+namespace papcoll {
+
+std::vector<int> nodes_of_hosts(const std::vector<std::uint64_t>& host_hashes) {
+  std::map<std::uint64_t, int> first;
+  std::vector<int> node_of(host_hashes.size());
+  for (size_t i = 0; i < host_hashes.size(); ++i) {
+    const auto [it, fresh] = first.emplace(host_hashes[i], static_cast<int>(i));
+    node_of[i] = it->second;
+  }
+  return node_of;
+}
+
+int count_nodes(const std::vector<int>& node_of) {
+  int n = 0;
+  for (size_t i = 0; i < node_of.size(); ++i)
+    if (node_of[i] == static_cast<int>(i)) ++n;
+  return n;
+}
+
+namespace {
+
+// Each rank's index among the ranks of its node (rank order).
+std::vector<int> local_indices(const std::vector<int>& node_of) {
+  std::map<int, int> seen;
+  std::vector<int> idx(node_of.size());
+  for (size_t i = 0; i < node_of.size(); ++i) idx[i] = seen[node_of[i]]++;
+  return idx;
+}
+
+Pairing pairing_of(const std::vector<std::pair<int, int>>& pairs, int rank) {
+  for (const auto& [a, b] : pairs) {
+    if (a == rank) return {b, a < b};
+    if (b == rank) return {a, b < a};
+  }
+  return {};
+}
+
+}  // namespace
+
+Pairing intra_node_pair(const std::vector<int>& node_of, int rank) {
+  if (rank < 0 || rank >= static_cast<int>(node_of.size())) return {};
+  const std::vector<int> idx = local_indices(node_of);
+  const int mine = idx[rank];
+  const int want = mine % 2 == 0 ? mine + 1 : mine - 1;
+  for (size_t j = 0; j < node_of.size(); ++j)
+    if (node_of[j] == node_of[rank] && idx[j] == want)
+      return {static_cast<int>(j), rank < static_cast<int>(j)};
+  return {};
+}
+
+Pairing inter_node_pair(const std::vector<int>& node_of, int rank) {
+  const std::vector<int> idx = local_indices(node_of);
+  std::vector<std::tuple<int, int, int>> order;  // (local index, node, rank)
+  order.reserve(node_of.size());
+  for (size_t i = 0; i < node_of.size(); ++i)
+    order.emplace_back(idx[i], node_of[i], static_cast<int>(i));
+  std::sort(order.begin(), order.end());
+  std::vector<std::pair<int, int>> pairs;
+  int pending = -1;
+  for (const auto& [li, node, r] : order) {
+    if (pending >= 0 && node_of[pending] != node) {
+      pairs.emplace_back(pending, r);
+      pending = -1;
+    } else {
+      pending = r;  // the first of a new pair, or replaces one that shares r's node
+    }
+  }
+  return pairing_of(pairs, rank);
+}
+
+BudgetSplit split_budget(double total_s, bool intra_phase, bool inter_phase) {
+  BudgetSplit s;
+  s.gamma_s = total_s * 0.1;
+  const int phases = (intra_phase ? 1 : 0) + (inter_phase ? 1 : 0);
+  if (phases == 0) return s;
+  const double each = (total_s - s.gamma_s) / phases;
+  if (intra_phase) s.intra_s = each;
+  if (inter_phase) s.inter_s = each;
+  return s;
+}
+
+PairEstimate estimate_pair(std::vector<double> small_rtt, std::vector<double> large_rtt,
+                           double large_bytes) {
+  const double small = median_of(small_rtt);
+  const double large = median_of(large_rtt);
+  PairEstimate e{kUnknown, kUnknown};
+  if (std::isfinite(small)) e.alpha = std::max(0.0, small / 2);
+  if (std::isfinite(small) && std::isfinite(large) && large_bytes > 0)
+    e.beta = std::max(0.0, (large - small) / large_bytes);
+  return e;
+}
+
+bool grow_large_message(double small_rtt, double large_rtt, double bytes, double max_bytes) {
+  return bytes * 4 <= max_bytes && large_rtt - small_rtt < kBetaShare * small_rtt;
+}
+
+bool larger_message_fits(double elapsed, double small_rtt, double large_rtt, double budget_s) {
+  const double next_step = 2 * small_rtt + 4 * std::max(0.0, large_rtt - small_rtt);
+  return elapsed + 2 * next_step <= budget_s;
+}
+
+}  // namespace papcoll

@@ -1,0 +1,138 @@
+// The call board of a communicator: one slot per rank in an MPI-3 window, in which each rank
+// writes, with plain stores into its own memory, which call of the communicator it is in (the
+// call number, identical on every rank, and the state: entered, ready, refused, idle), when it
+// entered it, the call's descriptor (for a rank that refused the call to take part, refusal.hpp)
+// and why it refused a call. Nothing is sent while calls are on time: others read a slot only
+// when something is wrong (the watchdog after the timeout, a refusing rank).
+//
+// When every rank of the communicator is on one node the window is MPI_Win_allocate_shared and
+// every slot is read with loads (no MPI call, so the watchdog's thread needs no thread level);
+// otherwise it is MPI_Win_allocate under MPI_Win_lock_all, read with MPI_Get (the watchdog's
+// thread then needs MPI_THREAD_MULTIPLE). A reader copies a slot twice and accepts the copy when
+// both agree (a slot may change while it is copied); descriptors carry their call number, written
+// last, in a ring of four, so a rank that moved on to the next calls still shows the descriptor of
+// the one a late refusing rank asks about.
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "executor/mpi_status.hpp"
+
+namespace papcoll::observe {
+
+enum class CallState : std::uint8_t { idle = 0, entered = 1, ready = 2, refused = 3 };
+
+inline std::uint64_t pack_word(std::uint64_t seq, CallState s) {
+  return seq << 8 | static_cast<std::uint64_t>(s);
+}
+inline std::uint64_t word_seq(std::uint64_t w) { return w >> 8; }
+inline CallState word_state(std::uint64_t w) { return static_cast<CallState>(w & 0xff); }
+
+// What a rank publishes about the call it runs: enough for a rank that refused the same call to
+// run it with stand-in data (the message pattern of allreduce, reduce and bcast with a predefined
+// datatype and op; refusal.hpp).
+struct JoinDescriptor {
+  std::uint64_t seq;      // the call; kWriting while the fields change
+  std::int32_t collective;  // papcoll::Collective
+  std::int32_t joinable;    // 0: a refusing rank cannot take part in this call
+  std::int64_t count;
+  std::int32_t type;       // mpi_names.hpp; -1: not a predefined type
+  std::int32_t op;         // -1: none or not predefined
+  std::int32_t root;       // -1: none
+  std::int32_t algorithm;  // position in algorithms_for(collective); -1: the MPI library's
+  std::int32_t blocks;     // options.blocks as given
+  std::int32_t refused;    // 1: the rank refused this call (its slot's refusal says why)
+  double alpha, beta, gamma;  // options as given
+};
+
+inline constexpr std::uint64_t kWriting = ~std::uint64_t{0};
+inline constexpr int kDescriptorRing = 4;
+
+struct alignas(64) BoardSlot {
+  std::uint64_t word;   // pack_word(seq, state)
+  double entry;         // the owner's steady clock at the entry of call `seq`
+  std::int32_t collective;  // of call `seq` (papcoll::Collective)
+  std::int32_t reserved;
+  JoinDescriptor desc[kDescriptorRing];  // call n at n % kDescriptorRing
+  std::uint64_t refusal_seq;
+  std::int32_t refusal_code;
+  std::int32_t world_rank;
+  char refusal[112];  // the refusing rank's message (truncated)
+  char host[64];      // written once, when the board is made
+};
+
+class Board {
+ public:
+  Board() = default;
+  Board(const Board&) = delete;
+  Board& operator=(const Board&) = delete;
+
+  // Collective over `comm` (a private duplicate), every rank with the same `shared` (all ranks on
+  // one node and shared reading allowed). Fails on every rank alike.
+  MpiStatus open(MPI_Comm comm, bool shared);
+  // Collective: frees the window.
+  void close();
+  bool is_open() const { return win_ != MPI_WIN_NULL; }
+  bool shared() const { return shared_; }
+  int size() const { return size_; }
+
+  // ---- the owner's stores (the call path) ----
+  void enter(std::uint64_t seq, double entry, int collective) {
+    own_->entry = entry;
+    own_->collective = collective;
+    store_word(pack_word(seq, CallState::entered));
+  }
+  // Publishes the descriptor of call `seq` (d.seq is ignored), then the state ready.
+  void ready(std::uint64_t seq, const JoinDescriptor& d) {
+    JoinDescriptor& slot = own_->desc[seq % kDescriptorRing];
+    std::atomic_ref<std::uint64_t>(slot.seq).store(kWriting, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
+    std::memcpy(reinterpret_cast<char*>(&slot) + sizeof slot.seq,
+                reinterpret_cast<const char*>(&d) + sizeof d.seq, sizeof d - sizeof d.seq);
+    std::atomic_ref<std::uint64_t>(slot.seq).store(seq, std::memory_order_release);
+    store_word(pack_word(seq, CallState::ready));
+  }
+  void refuse(std::uint64_t seq, int code, const char* message);
+  void leave(std::uint64_t seq) { store_word(pack_word(seq, CallState::idle)); }
+  std::uint64_t own_word() const {
+    return std::atomic_ref<std::uint64_t>(own_->word).load(std::memory_order_acquire);
+  }
+  double own_entry() const { return own_->entry; }
+
+  // ---- readers (error paths, the watchdog) ----
+  // A consistent copy of `rank`'s slot (the owner's own slot too). Shared boards: loads; others:
+  // MPI_Get from the calling thread. False when MPI failed.
+  bool read(int rank, BoardSlot* out) const;
+  // Non-shared boards, from the watchdog's thread: like read(), but gives up after `seconds`
+  // (a rank that is not inside MPI may not answer a get under Open MPI's osc/pt2pt). False: no
+  // answer in time (or MPI failed).
+  bool read_within(int rank, BoardSlot* out, double seconds);
+  // The descriptor of call `seq` in a copied slot, if it is there.
+  static bool descriptor(const BoardSlot& s, std::uint64_t seq, JoinDescriptor* out);
+
+ private:
+  void store_word(std::uint64_t w) {
+    std::atomic_ref<std::uint64_t>(own_->word).store(w, std::memory_order_release);
+  }
+  bool copy_once(int rank, BoardSlot* out) const;
+
+  MPI_Win win_ = MPI_WIN_NULL;
+  bool shared_ = false;
+  int rank_ = 0;
+  int size_ = 0;
+  BoardSlot* own_ = nullptr;
+  std::vector<BoardSlot*> slots_;  // shared boards: every rank's slot, mapped here
+  // Gets the watchdog gave up on: their buffers live until the window is closed.
+  struct Pending {
+    MPI_Request request;
+    BoardSlot* buffer;
+  };
+  std::vector<Pending> pending_;
+};
+
+}  // namespace papcoll::observe

@@ -1,0 +1,48 @@
+#include "observe/call_watch.hpp"
+
+namespace papcoll::observe {
+
+void CallWatch::attach_slow(MPI_Comm comm) {
+  armed_ = false;
+  int size = 1;
+  if (PMPI_Comm_size(comm, &size) != MPI_SUCCESS || size < 2) return;
+  obs_ = make_observer(comm);
+  if (obs_ == nullptr) return;
+  obs_->papcoll_context = true;
+  seq_ = ++obs_->seq;
+  if (obs_->board.is_open()) obs_->board.enter(seq_, entry_, collective_);
+}
+
+void CallWatch::refused(int code, const char* message) {
+  algorithm_ = "refused";
+  reason_ = AutoReason::refused;
+  if (has_board()) {
+    obs_->board.refuse(seq_, code, message);
+    published_ = true;
+  }
+}
+
+void CallWatch::record() {
+  CallRecord c;
+  c.call = seq_;
+  c.key = key_;
+  c.key.collective = collective_;
+  c.algorithm = algorithm_;
+  c.reason = reason_;
+  c.gain = gain_;
+  c.entry = entry_;
+  if (obs_->record->calls() < kTimedAllCalls) {
+    c.seconds = prediction::steady_seconds() - entry_;
+  } else if (kept(seq_, kTimedLevel)) {
+    c.seconds = prediction::steady_seconds() - entry_;
+    c.weight = 1 << kTimedLevel;
+  } else {
+    c.seconds = NAN;
+  }
+  c.predicted = predicted_;
+  obs_->record->add(c);
+}
+
+bool watching_native() { return config().report || config().watchdog(); }
+
+}  // namespace papcoll::observe

@@ -1,0 +1,85 @@
+// What papcoll keeps per communicator for the call board, the watchdog and the report: an
+// attribute of the program's communicator (so a freed communicator's reused handle never finds
+// the old state), made collectively at the first call that moves data on it (the driver's step 6;
+// the interposition library's native calls when the report or the watchdog is on), with a
+// private duplicate, the call counter every rank agrees on, the board and the report record.
+//
+// Lookup on the call path: a one-entry cache per thread (communicator handle, generation); the
+// generation changes whenever an observer is made or deleted, so a stale handle is never trusted.
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "observe/call_board.hpp"
+#include "observe/report_data.hpp"
+#include "observe/report_record.hpp"
+
+namespace papcoll::observe {
+
+struct CommObserver {
+  MPI_Comm comm = MPI_COMM_NULL;  // private duplicate, MPI_ERRORS_RETURN
+  int rank = 0, size = 1;
+  long long id = 0;               // the same on every rank of the communicator
+  std::string given_name;         // MPI_Comm_get_name; "" when the program gave none
+  std::string label;              // for messages: the given name, or "communicator <id>"
+  std::vector<int> world_ranks;
+  std::uint64_t seq = 0;          // calls numbered so far: call n is the n-th on every rank
+  bool papcoll_context = false;   // a papcoll call opened its context (refusal.hpp needs it)
+  Board board;
+  std::unique_ptr<ReportRecord> record;
+  // The watchdog's own (its thread, under the registry's mutex). warned_seq is also read, with
+  // one relaxed load, at the end of every call: the call the watchdog spoke about says when it
+  // completed (watchdog.hpp call_completed), before the program may reach MPI_Finalize.
+  std::atomic<std::uint64_t> warned_seq{0};
+  bool printed = false;
+  double warned_entry = 0;
+  bool closed = false;
+};
+
+struct ThreadCache {
+  MPI_Comm comm = MPI_COMM_NULL;
+  std::uint64_t generation = ~0ULL;
+  CommObserver* observer = nullptr;
+  int joining = 0;  // > 0: this thread runs a call it refused (refusal.hpp): nothing is observed
+};
+extern thread_local ThreadCache t_cache;
+extern std::atomic<std::uint64_t> g_generation;
+
+CommObserver* find_observer_slow(MPI_Comm comm, std::uint64_t generation);
+
+// The observer of `comm`, or null (none made yet, or everything off).
+inline CommObserver* find_observer(MPI_Comm comm) {
+  const std::uint64_t g = g_generation.load(std::memory_order_acquire);
+  if (t_cache.comm == comm && t_cache.generation == g) return t_cache.observer;
+  return find_observer_slow(comm, g);
+}
+
+// Collective over `comm` (every rank at the same call): makes its observer. Null when MPI
+// failed (then a message on stderr, once). Not for communicators of one rank.
+CommObserver* make_observer(MPI_Comm comm);
+
+std::vector<CommObserver*>& live_observers();  // under registry_mutex()
+class RegistryLock {
+ public:
+  RegistryLock();
+  ~RegistryLock();
+  RegistryLock(const RegistryLock&) = delete;
+  RegistryLock& operator=(const RegistryLock&) = delete;
+};
+
+// The report's view of every communicator this rank observed (live, and freed ones).
+std::vector<CommData> report_snapshot();
+
+// MPI_Finalize: writes the report when PAPCOLL_REPORT is set (collective over MPI_COMM_WORLD;
+// `every_process`: the caller knows every process calls this, as the interposition library's
+// MPI_Finalize does; otherwise only when a communicator covering the world was observed), stops
+// the watchdog and frees every board and duplicate, in the order they were made (collective).
+void finalize(bool every_process);
+
+}  // namespace papcoll::observe

@@ -1,0 +1,37 @@
+// What the report, the watchdog and the call board do, from the environment (read once when the
+// library is loaded, the same way on every rank: mpirun exports one environment):
+//   PAPCOLL_REPORT=FILE          record every collective papcoll handles and write the straggler
+//                                report (docs/report-format.md) to FILE at MPI_Finalize
+//   PAPCOLL_REPORT_SAMPLES=N     calls kept per communicator and call key before the log is
+//                                thinned (report_record.hpp); default 2048, 16..1048576
+//   PAPCOLL_TIMEOUT=SECONDS      arm the hang watchdog (watchdog.hpp); 0 or unset: off
+//   PAPCOLL_TIMEOUT_ACTION=warn|abort   what the watchdog does (default warn)
+//   PAPCOLL_BOARD=0              no call board (call_board.hpp): no watchdog, and a rank that
+//                                refuses a call is not announced (docs/errors.md)
+//   PAPCOLL_BOARD_SHARED=0       TESTING: read the board with MPI_Get even when every rank is on
+//                                one node (the path of communicators that span nodes)
+// Under SimGrid SMPI (no threads, no common memory between simulated hosts) all of it is off.
+#pragma once
+
+#include <string>
+
+namespace papcoll::observe {
+
+struct ObserveConfig {
+  bool board = true;
+  bool board_shared = true;
+  bool report = false;
+  std::string report_path;
+  int report_samples = 2048;
+  double timeout = 0;  // seconds; 0: the watchdog is off
+  bool abort = false;  // PAPCOLL_TIMEOUT_ACTION=abort
+  bool watchdog() const { return timeout > 0; }
+};
+
+const ObserveConfig& config();
+
+// The one test on the call path: anything above is on. A constant after load.
+extern const bool g_active;
+inline bool active() { return g_active; }
+
+}  // namespace papcoll::observe

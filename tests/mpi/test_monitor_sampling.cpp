@@ -1,0 +1,115 @@
+// Sampling of the history's measured exchange (docs/prediction.md, "Sampling"; issue #17): a
+// balanced call site is measured on one call in history_sample, an imbalanced one on every call,
+// and every rank decides alike (Monitor::quiet_call, what the LD_PRELOAD library asks before
+// running the MPI library's collective directly). Results stay exact on every path.
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "mpi_check.hpp"
+#include "papcoll/papcoll.h"
+#include "prediction/monitor.hpp"
+#include "test_monitor_util.hpp"
+
+using namespace papcoll_test;
+namespace pp = papcoll::prediction;
+
+namespace {
+
+// One call of `site`: quiet -> the MPI library directly, as the interposition library does; else
+// papcoll's allreduce with the monitor. Returns whether it was quiet.
+bool one_call(Checker& chk, papcoll_monitor m, int site, int it, const std::string& what) {
+  const bool quiet = pp::monitor_quiet_call(m, site);
+  if (quiet) {
+    const int p = chk.size(), rank = chk.rank();
+    std::vector<int> in(64, rank + it), out(64, -1);
+    MPI_Allreduce(in.data(), out.data(), 64, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    const int want = p * (p - 1) / 2 + p * it;
+    for (int v : out) chk.expect(v == want, what + ": native result");
+  } else {
+    papcoll_options o;
+    papcoll_options_init(&o);
+    o.monitor = m;
+    o.monitor_site = site;
+    checked_allreduce(chk, o, 64, static_cast<uint64_t>(it), what);
+  }
+  return quiet;
+}
+
+// Every rank got the same sequence of answers.
+void expect_agreed(Checker& chk, const std::vector<int>& quiet, const std::string& what) {
+  std::vector<int> all(quiet.size() * static_cast<size_t>(chk.size()));
+  MPI_Allgather(quiet.data(), static_cast<int>(quiet.size()), MPI_INT, all.data(),
+                static_cast<int>(quiet.size()), MPI_INT, MPI_COMM_WORLD);
+  for (size_t i = 0; i < all.size(); ++i)
+    chk.expect(all[i] == quiet[i % quiet.size()], what + ": every rank decides alike");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  int code = 0;
+  {
+    Checker chk("test_monitor_sampling");
+    const int p = chk.size();
+    papcoll_monitor_config cfg;
+    papcoll_monitor_config_init(&cfg);
+    chk.expect(cfg.history_sample == 1, "the API's default measures every call");
+    cfg.mode = PAPCOLL_MONITOR_HISTORY;
+
+    // Out-of-range sampling settings are refused on every rank.
+    papcoll_monitor bad = nullptr;
+    cfg.history_sample = 0;
+    chk.expect_code(papcoll_monitor_create_config(MPI_COMM_WORLD, &cfg, &bad), PAPCOLL_ERR_ARG,
+                    "history_sample 0");
+    cfg.history_sample = 4;
+    cfg.history_spread = -1;
+    chk.expect_code(papcoll_monitor_create_config(MPI_COMM_WORLD, &cfg, &bad), PAPCOLL_ERR_ARG,
+                    "negative history_spread");
+
+    // Balanced (a spread of 1 s counts as balanced here, so scheduling noise cannot decide):
+    // measured on calls 0, 4, 8 (the first call of a site and then one in four).
+    cfg.history_spread = 1.0;
+    papcoll_monitor m = nullptr;
+    chk.expect_success(papcoll_monitor_create_config(MPI_COMM_WORLD, &cfg, &m), "sampling 4");
+    const long before = pp::debug_counters().measured;
+    std::vector<int> quiet;
+    for (int it = 0; it < 12; ++it) quiet.push_back(one_call(chk, m, 7, it, "balanced"));
+    const std::vector<int> want = {0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1};
+    if (p > 1) {
+      chk.expect(quiet == want, "balanced: quiet on 3 calls in 4");
+      chk.expect(pp::debug_counters().measured - before == 3, "balanced: 3 of 12 calls measured");
+    }
+    expect_agreed(chk, quiet, "balanced");
+    chk.expect_success(papcoll_monitor_free(&m), "free");
+
+    // Imbalanced: rank 1 is 20 ms late on every call; from the second call on, every call is
+    // measured and none is quiet, and the pattern shows the late rank.
+    if (p > 1) {
+      cfg.history_spread = 1e-3;
+      chk.expect_success(papcoll_monitor_create_config(MPI_COMM_WORLD, &cfg, &m), "imbalanced");
+      const long b2 = pp::debug_counters().measured;
+      quiet.clear();
+      for (int it = 0; it < 6; ++it) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (chk.rank() == 1) sleep_ms(20);
+        quiet.push_back(one_call(chk, m, 9, it, "imbalanced"));
+      }
+      chk.expect(quiet == std::vector<int>(6, 0), "imbalanced: never quiet");
+      chk.expect(pp::debug_counters().measured - b2 == 6, "imbalanced: every call measured");
+      expect_agreed(chk, quiet, "imbalanced");
+      std::vector<double> pat(static_cast<size_t>(p));
+      int source = 0;
+      chk.expect_success(papcoll_monitor_pattern(m, pat.data(), p, &source), "pattern");
+      chk.expect(source == PAPCOLL_PATTERN_HISTORY && pat[1] > 0.01,
+                 "the history sees rank 1 late: " + std::to_string(pat[1]));
+      chk.expect_success(papcoll_monitor_free(&m), "free");
+    }
+    code = chk.finish();
+  }
+  MPI_Finalize();
+  return code;
+}

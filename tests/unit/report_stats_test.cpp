@@ -1,0 +1,227 @@
+// The straggler report without MPI (src/observe/report_*.cpp): the per-key log stays bounded and
+// keeps the same calls on every rank, the records survive their binary form, and the statistics
+// name the late rank with its lateness, on one clock after the measured offsets.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "observe/report_data.hpp"
+#include "observe/report_record.hpp"
+#include "observe/report_stats.hpp"
+
+namespace papcoll::observe {
+namespace {
+
+CallRecord call(std::uint64_t n, double entry, const char* algo = "native") {
+  CallRecord c;
+  c.call = n;
+  c.key = CallKey{0, 8, -1};
+  c.algorithm = algo;
+  c.entry = entry;
+  c.seconds = 1e-6;
+  return c;
+}
+
+TEST(ReportRecord, LogIsBoundedAndCountsStayExact) {
+  ReportRecord r(256);
+  for (std::uint64_t n = 1; n <= 100000; ++n) r.add(call(n, n * 1e-3));
+  ASSERT_EQ(r.keys().size(), 1u);
+  const KeyRecord& k = r.keys()[0];
+  EXPECT_EQ(k.calls, 100000u);
+  EXPECT_LE(k.samples.size(), 256u);
+  EXPECT_GE(k.samples.size(), 64u);  // thinned by about half at a time
+  EXPECT_GE(k.level, 8);
+  ASSERT_EQ(k.algorithms.size(), 1u);
+  EXPECT_EQ(k.algorithms[0].second, 100000u);
+  for (const Sample& s : k.samples) EXPECT_TRUE(kept(s.call, k.level));
+  // In call order, as the statistics' lookup needs.
+  for (size_t i = 1; i < k.samples.size(); ++i) EXPECT_LT(k.samples[i - 1].call, k.samples[i].call);
+}
+
+// Past kTimedAllCalls only a quarter of the calls read the clock at their end (call_watch.cpp):
+// each measured one stands for 2^kTimedLevel calls, an unmeasured one adds nothing.
+TEST(ReportRecord, TimeInTheCollectiveFromTimedCalls) {
+  ReportRecord r(256);
+  std::uint64_t timed = 0;
+  for (std::uint64_t n = 1; n <= 40000; ++n) {
+    CallRecord c = call(n, n * 1e-3);
+    if (n > kTimedAllCalls) {
+      if (kept(n, kTimedLevel)) {
+        c.weight = 1 << kTimedLevel;
+        ++timed;
+      } else {
+        c.seconds = NAN;
+      }
+    }
+    r.add(c);
+  }
+  ASSERT_EQ(r.keys().size(), 1u);
+  const KeyRecord& k = r.keys()[0];
+  EXPECT_EQ(k.calls, 40000u);
+  EXPECT_NEAR(k.seconds, 1e-6 * (kTimedAllCalls + 4.0 * timed), 1e-12);
+  // The hashed quarter is a quarter: the estimate of 40000 us is within 3 %.
+  EXPECT_NEAR(k.seconds, 40000e-6, 0.03 * 40000e-6);
+  EXPECT_DOUBLE_EQ(k.max_seconds, 1e-6);
+}
+
+TEST(ReportRecord, EveryRankKeepsTheSameCalls) {
+  // Two ranks, one of which refused (skipped) a few calls of the key: the deepest level's calls
+  // are in both logs.
+  ReportRecord a(128), b(128);
+  for (std::uint64_t n = 1; n <= 5000; ++n) {
+    a.add(call(n, n));
+    if (n % 1000 != 0) b.add(call(n, n));
+  }
+  const KeyRecord& ka = a.keys()[0];
+  const KeyRecord& kb = b.keys()[0];
+  const int level = std::max(ka.level, kb.level);
+  std::vector<std::uint64_t> ca, cb;
+  for (const Sample& s : ka.samples)
+    if (kept(s.call, level)) ca.push_back(s.call);
+  for (const Sample& s : kb.samples)
+    if (kept(s.call, level)) cb.push_back(s.call);
+  EXPECT_EQ(ca, cb);
+}
+
+TEST(ReportRecord, KeysAndAlgorithms) {
+  ReportRecord r(64);
+  CallRecord c = call(1, 0.0, "ring");
+  r.add(c);
+  c.call = 2;
+  c.key.bytes = 16;
+  c.algorithm = "native";
+  c.reason = AutoReason::no_pattern;
+  r.add(c);
+  c.call = 3;
+  c.algorithm = "prr";
+  c.reason = AutoReason::aware;
+  c.gain = 0.25;
+  r.add(c);
+  ASSERT_EQ(r.keys().size(), 2u);
+  EXPECT_EQ(r.keys()[1].calls, 2u);
+  EXPECT_EQ(r.keys()[1].algorithms.size(), 2u);
+  EXPECT_EQ(r.keys()[1].reasons[static_cast<int>(AutoReason::aware)], 1u);
+  EXPECT_DOUBLE_EQ(r.keys()[1].gain_sum, 0.25);
+}
+
+// p ranks, `calls` calls; rank `late` arrives `delay` after the others in every call, rank 0 a
+// little before the rest; rank r's clock reads `offset[r]` ahead of world rank 0's.
+std::vector<RankData> job(int p, int calls, int late, double delay,
+                          const std::vector<double>& offset, int capacity = 4096) {
+  std::vector<RankData> ranks(static_cast<size_t>(p));
+  for (int r = 0; r < p; ++r) {
+    ReportRecord rec(capacity);
+    for (int n = 1; n <= calls; ++n) {
+      const double t = 10.0 * n + (r == late ? delay : 0.0) + (r == 0 ? -1e-4 : 0.0);
+      CallRecord c = call(static_cast<std::uint64_t>(n), t + offset[static_cast<size_t>(r)]);
+      c.predicted = r == late ? delay : 0.0;
+      rec.add(c);
+    }
+    RankData& d = ranks[static_cast<size_t>(r)];
+    d.world_rank = r;
+    d.host = "node" + std::to_string(r / 2);
+    d.clock_offset = offset[static_cast<size_t>(r)];
+    CommData cd;
+    cd.id = 42;
+    cd.name = "MPI_COMM_WORLD";
+    cd.size = p;
+    cd.rank = r;
+    for (int q = 0; q < p; ++q) cd.world_ranks.push_back(q);
+    cd.calls = rec.calls();
+    for (const KeyRecord& k : rec.keys()) cd.keys.push_back(key_data(k));
+    d.comms.push_back(cd);
+  }
+  return ranks;
+}
+
+TEST(ReportStats, NamesTheLateRankWithItsLateness) {
+  const std::vector<double> offset = {0.0, 5.0, -3.0, 0.25};  // clocks of different nodes
+  const std::vector<RankData> ranks = job(4, 500, 2, 0.02, offset, 128);
+  const std::vector<CommStats> comms = analyze(ranks, 50);
+  ASSERT_EQ(comms.size(), 1u);
+  const CommStats& c = comms[0];
+  EXPECT_EQ(c.reporting, 4);
+  ASSERT_FALSE(c.stragglers.empty());
+  EXPECT_EQ(c.stragglers[0], 2);
+  const RankStats& r2 = c.ranks[2];
+  EXPECT_NEAR(r2.lateness.mean, 0.0201, 1e-9);  // after rank 0, which is 0.1 ms early
+  EXPECT_NEAR(r2.lateness.median, 0.0201, 1e-9);
+  EXPECT_NEAR(r2.lateness.max, 0.0201, 1e-9);
+  EXPECT_DOUBLE_EQ(r2.last_share, 1.0);
+  EXPECT_NEAR(c.ranks[0].lateness.mean, 0.0, 1e-9);
+  EXPECT_NEAR(c.ranks[1].lateness.mean, 1e-4, 1e-9);
+  // Rank 0 waits 20.1 ms per call for rank 2, over every call (the log holds 128 of 500).
+  EXPECT_NEAR(c.ranks[0].wait_estimate, 500 * 0.0201, 1e-6);
+  EXPECT_NEAR(c.ranks[2].wait_estimate, 0.0, 1e-9);
+  ASSERT_EQ(c.keys.size(), 1u);
+  EXPECT_EQ(c.keys[0].calls, 500u);
+  EXPECT_LE(c.keys[0].matched, 128u);
+  EXPECT_GT(c.keys[0].matched, 32u);
+  // The prediction said rank 2 comes 20 ms late; it came 20.1 ms after the earliest.
+  EXPECT_EQ(c.keys[0].prediction.calls, c.keys[0].matched);
+  EXPECT_NEAR(c.keys[0].prediction.max_abs_error, 1e-4, 1e-6);
+  ASSERT_FALSE(c.windows.empty());
+  EXPECT_LE(c.windows.size(), 50u);
+  for (const WindowStats& w : c.windows) {
+    if (w.calls == 0) continue;
+    EXPECT_NEAR(w.lateness[2], 0.0201, 1e-9);
+  }
+}
+
+TEST(ReportStats, MissingRankLeavesCountsButNoLateness) {
+  std::vector<RankData> ranks = job(3, 20, 1, 0.01, {0, 0, 0});
+  ranks.pop_back();
+  const std::vector<CommStats> comms = analyze(ranks);
+  ASSERT_EQ(comms.size(), 1u);
+  EXPECT_EQ(comms[0].reporting, 2);
+  EXPECT_EQ(comms[0].keys[0].matched, 0u);
+  EXPECT_TRUE(std::isnan(comms[0].ranks[1].lateness.mean));
+}
+
+TEST(ReportData, RoundTrip) {
+  const std::vector<RankData> ranks = job(2, 50, 1, 0.003, {0.0, 1.5});
+  const std::string bytes = serialize(ranks[1]);
+  RankData back;
+  ASSERT_TRUE(deserialize(bytes.data(), bytes.size(), &back));
+  EXPECT_EQ(back.world_rank, 1);
+  EXPECT_EQ(back.host, ranks[1].host);
+  EXPECT_DOUBLE_EQ(back.clock_offset, 1.5);
+  ASSERT_EQ(back.comms.size(), 1u);
+  EXPECT_EQ(back.comms[0].keys[0].samples.size(), 50u);
+  EXPECT_EQ(serialize(back), bytes);
+  // Damaged or cut bytes are refused, never read past the end.
+  for (size_t cut : {size_t{0}, size_t{7}, bytes.size() / 2, bytes.size() - 1})
+    EXPECT_FALSE(deserialize(bytes.data(), cut, &back));
+  std::string longer = bytes + "x";
+  EXPECT_FALSE(deserialize(longer.data(), longer.size(), &back));
+}
+
+TEST(ReportStats, JsonHasTheDocumentedFields) {
+  const std::vector<RankData> ranks = job(2, 10, 1, 0.005, {0, 0});
+  ReportMeta meta;
+  meta.world_size = 2;
+  const std::string json = report_json(analyze(ranks), ranks, meta);
+  for (const char* field :
+       {"\"format\": \"papcoll-report\"", "\"version\": 1", "\"communicators\"", "\"stragglers\"",
+        "\"lateness_s\"", "\"wait_s\"", "\"last_share\"", "\"windows\"", "\"algorithms\"",
+        "\"reasons\"", "\"prediction\"", "\"wait_histogram\"", "\"time_in_collective_s\""})
+    EXPECT_NE(json.find(field), std::string::npos) << field;
+}
+
+TEST(ReportStats, WaitBins) {
+  EXPECT_EQ(wait_bin(0), 0);
+  EXPECT_EQ(wait_bin(5e-7), 0);
+  EXPECT_EQ(wait_bin(1e-6), 1);
+  EXPECT_EQ(wait_bin(1.0), 25);
+  EXPECT_EQ(wait_bin(1e9), kWaitBins - 1);
+  for (int b = 1; b < kWaitBins - 1; ++b) {
+    EXPECT_EQ(wait_bin(wait_bin_upper_edge(b - 1) * 1.0001), b);
+    EXPECT_LT(wait_bin_upper_edge(b - 1), wait_bin_upper_edge(b));
+  }
+}
+
+}  // namespace
+}  // namespace papcoll::observe
