@@ -176,8 +176,9 @@ class AllreduceCase final : public OpCase {
   Buffer<T> send_, recv_, ref_, abs_ref_;
 };
 
-// Reduce to rank 0 (MPI_SUM). Only the root has an output buffer: the others pass recvbuf = NULL,
-// as MPI_Reduce allows, and check nothing. The reference is MPI_Reduce.
+// Reduce to rank 0 (MPI_SUM). Only the root has an output buffer: the others pass recvbuf = NULL
+// to papcoll_reduce, as MPI_Reduce allows, and check nothing (MPI_Reduce gets a scratch vector,
+// mpi_out). The reference is MPI_Reduce.
 template <class T>
 class ReduceCase final : public OpCase {
  public:
@@ -199,10 +200,10 @@ class ReduceCase final : public OpCase {
       else x = static_cast<T>(static_cast<long>(rng.next() % 2001) - 1000);
     }
     if (!reference) return;
-    MPI_Reduce(send_.data(), out(ref_), cp_.count, mpi_type<T>(), MPI_SUM, kRoot, cp_.comm);
+    MPI_Reduce(send_.data(), mpi_out(ref_), cp_.count, mpi_type<T>(), MPI_SUM, kRoot, cp_.comm);
     if constexpr (std::is_floating_point_v<T>) {
       for (size_t i = 0; i < n_; ++i) abs_send_[i] = std::abs(send_[i]);
-      MPI_Reduce(abs_send_.data(), out(abs_ref_), cp_.count, mpi_type<T>(), MPI_SUM, kRoot,
+      MPI_Reduce(abs_send_.data(), mpi_out(abs_ref_), cp_.count, mpi_type<T>(), MPI_SUM, kRoot,
                  cp_.comm);
     }
   }
@@ -215,7 +216,7 @@ class ReduceCase final : public OpCase {
 
   int run(const std::string& algorithm, const papcoll_options* opt) override {
     if (algorithm == "native") {
-      return MPI_Reduce(send_.data(), out(recv_), cp_.count, mpi_type<T>(), MPI_SUM, kRoot,
+      return MPI_Reduce(send_.data(), mpi_out(recv_), cp_.count, mpi_type<T>(), MPI_SUM, kRoot,
                         cp_.comm) == MPI_SUCCESS
                  ? PAPCOLL_SUCCESS
                  : PAPCOLL_ERR_MPI;
@@ -243,11 +244,19 @@ class ReduceCase final : public OpCase {
  private:
   // The receive buffer of a call: the vector at the root, NULL elsewhere.
   T* out(Buffer<T>& v) const { return root_ ? v.data() : nullptr; }
+  // MPI_Reduce's: a scratch vector off the root. MPI ignores it there, but SimGrid's
+  // arrival_pattern_aware reduce (--cfg=smpi/reduce:arrival_pattern_aware) writes into recvbuf on
+  // every rank and crashes on NULL.
+  T* mpi_out(Buffer<T>& v) {
+    if (root_) return v.data();
+    if (scratch_.size() != n_) scratch_.resize(n_);
+    return scratch_.data();
+  }
 
   CaseParams cp_;
   size_t n_;
   bool root_;
-  Buffer<T> send_, recv_, ref_, abs_send_, abs_ref_;
+  Buffer<T> send_, recv_, ref_, abs_send_, abs_ref_, scratch_;
 };
 
 // Fresh random values (the data of every case): floats in [-1, 1), integers in [-1000, 1000].

@@ -13,6 +13,9 @@ void recursive_doubling_allreduce_schedule(const GeneratorInput& in, ScheduleSin
 void linear_pipeline_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out);
 void slt_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out);
 void prr_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out);
+// Late-fold (late_fold_allreduce.cpp): the early ranks reduce-scatter while the late ones compute,
+// the late data makes one pass, the result spreads by the circulant broadcast.
+void late_fold_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out);
 
 // Their estimates for `auto` (AlgorithmInfo::predict, estimate.hpp).
 double ring_allreduce_predict(const GeneratorInput& in);
@@ -20,9 +23,11 @@ double rabenseifner_allreduce_predict(const GeneratorInput& in);
 double recursive_doubling_allreduce_predict(const GeneratorInput& in);
 double slt_allreduce_predict(const GeneratorInput& in);
 double prr_allreduce_predict(const GeneratorInput& in);
+double late_fold_allreduce_predict(const GeneratorInput& in);
 
 // The quantised arrivals the arrival-aware generators read (AlgorithmInfo::arrival_key).
 std::string slt_arrival_key(const GeneratorInput& in);
 std::string prr_arrival_key(const GeneratorInput& in);
+std::string late_fold_allreduce_arrival_key(const GeneratorInput& in);
 
 }  // namespace papcoll

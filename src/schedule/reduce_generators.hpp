@@ -17,12 +17,17 @@ void ring_reduce_schedule(const GeneratorInput& in, ScheduleSink& out);
 void linear_reduce_schedule(const GeneratorInput& in, ScheduleSink& out);
 void clairvoyant_reduce_schedule(const GeneratorInput& in, ScheduleSink& out);
 std::string clairvoyant_arrival_key(const GeneratorInput& in);
+// Late-fold (late_fold_reduce.cpp): the early ranks reduce while the late ones compute, the late
+// data makes one pass to the root.
+void late_fold_reduce_schedule(const GeneratorInput& in, ScheduleSink& out);
+std::string late_fold_reduce_arrival_key(const GeneratorInput& in);
 
 // Their estimates for `auto` (AlgorithmInfo::predict, estimate.hpp).
 double binomial_reduce_predict(const GeneratorInput& in);
 double rabenseifner_reduce_predict(const GeneratorInput& in);
 double radix_k_reduce_predict(const GeneratorInput& in);
 double clairvoyant_reduce_predict(const GeneratorInput& in);
+double late_fold_reduce_predict(const GeneratorInput& in);
 
 // The root of a reduce: in.root, 0 when unset.
 inline int reduce_root(const GeneratorInput& in) {

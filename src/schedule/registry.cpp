@@ -7,6 +7,7 @@
 #include "schedule/allgatherv_generators.hpp"
 #include "schedule/allreduce_generators.hpp"
 #include "schedule/bcast_generators.hpp"
+#include "schedule/late_fold.hpp"
 #include "schedule/reduce_generators.hpp"
 #include "schedule/scatter_gather_generators.hpp"
 #include "schedule/schedule_sink.hpp"
@@ -93,6 +94,13 @@ const AlgorithmInfo kAlgorithms[] = {
      .generate = prr_allreduce_schedule, .reorders_reduction = true, .uses_arrivals = true,
      .arrival_key = prr_arrival_key, .auto_role = arrival_aware,
      .predict = prr_allreduce_predict},
+    {.name = "late-fold", .collective = allreduce,
+     .summary = "early ranks reduce-scatter while the late ones compute, the late data makes one "
+                "pass and the circulant broadcast spreads the result; PRR when that is faster",
+     .generate = late_fold_allreduce_schedule, .sized_blocks = late_fold_blocks,
+     .reorders_reduction = true, .uses_arrivals = true,
+     .arrival_key = late_fold_allreduce_arrival_key, .auto_role = arrival_aware,
+     .predict = late_fold_allreduce_predict},
     // Reduce (docs/algorithms.md "Reduce").
     {.name = "clairvoyant", .collective = reduce,
      .summary = "Clairvoyant: greedy segment exchange driven by known arrival times (Proficz & "
@@ -100,6 +108,13 @@ const AlgorithmInfo kAlgorithms[] = {
      .generate = clairvoyant_reduce_schedule, .reorders_reduction = true, .uses_arrivals = true,
      .arrival_key = clairvoyant_arrival_key, .auto_role = arrival_aware,
      .predict = clairvoyant_reduce_predict},
+    {.name = "late-fold", .collective = reduce,
+     .summary = "early ranks reduce (reversed circulant broadcast) while the late ones compute, "
+                "the late data streams to the root in one pass",
+     .generate = late_fold_reduce_schedule, .sized_blocks = late_fold_blocks,
+     .reorders_reduction = true, .uses_arrivals = true,
+     .arrival_key = late_fold_reduce_arrival_key, .auto_role = arrival_aware,
+     .predict = late_fold_reduce_predict},
     {.name = "binomial", .collective = reduce,
      .summary = "binomial tree, whole vector per message (MPICH binomial reduce)",
      .generate = binomial_reduce_schedule, .default_blocks = blocks_one,
