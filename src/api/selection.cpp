@@ -165,9 +165,26 @@ const AlgorithmInfo* choose_schedule_for_arrivals(Collective c, const AlgorithmI
   return balanced;
 }
 
+double library_bcast_time(int p, double bytes, const CostParams& cost) {
+  if (p < 2) return 0;
+  const double log_p = std::ceil(std::log2(static_cast<double>(p)));
+  const double binomial = log_p * (cost.alpha + cost.beta * bytes);
+  const double scatter_allgather = (log_p + p - 1) * cost.alpha +
+                                   2.0 * cost.beta * bytes * (p - 1) / static_cast<double>(p);
+  return std::min(binomial, scatter_allgather);
+}
+
 const AlgorithmInfo* choose_bcast(const GeneratorInput& base, const PrepareInput& prepare) {
-  return choose_schedule_for_arrivals(
-      Collective::bcast, find_algorithm(Collective::bcast, "circulant"), base, prepare, base.bytes);
+  const AlgorithmInfo* circulant = find_algorithm(Collective::bcast, "circulant");
+  const AlgorithmInfo* pick =
+      choose_schedule_for_arrivals(Collective::bcast, circulant, base, prepare, base.bytes);
+  if (pick != circulant || circulant == nullptr || base.p < 2) return pick;
+  const double t_circulant = predicted(*circulant, base, {}, prepare);
+  const double t_library = library_bcast_time(base.p, base.bytes, base.cost);
+  return std::isfinite(t_circulant) && std::isfinite(t_library) &&
+                 t_circulant <= (1.0 - kAutoMinGainBalancedBcast) * t_library
+             ? circulant
+             : nullptr;
 }
 
 const AlgorithmInfo* choose_allgatherv(const GeneratorInput& base, bool shared_window,

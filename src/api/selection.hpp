@@ -111,8 +111,14 @@ const AlgorithmInfo* choose_schedule_for_arrivals(Collective c, const AlgorithmI
                                                   const GeneratorInput& base,
                                                   const PrepareInput& prepare,
                                                   double message_bytes);
-// bcast: the circulant broadcast, never slower than the binomial tree under the Hockney model
-// (its n = 1 case), or the arrival-aware broadcast by the rule above.
+// bcast: the arrival-aware broadcast by the rule above; else, balanced, the circulant broadcast
+// only where the cost model predicts it at least kAutoMinGainBalancedBcast faster than the
+// broadcasts an MPI library runs (library_bcast_time: the better of a binomial tree of whole
+// messages and van de Geijn's scatter + ring all-gather), otherwise the MPI library's own
+// (nullptr): a balanced program pays nothing where papcoll has nothing to gain (issue #17:
+// small messages and few ranks), and keeps the circulant's gain where it is large (many ranks).
+inline constexpr double kAutoMinGainBalancedBcast = 0.10;
+double library_bcast_time(int p, double bytes, const CostParams& cost);
 const AlgorithmInfo* choose_bcast(const GeneratorInput& base, const PrepareInput& prepare);
 // allgatherv: the linear schedule over the shared-memory window when every rank is on one node
 // (`shared_window`: the transport is on and the call fits it; a late reader there simply copies

@@ -22,11 +22,13 @@
 // wrappers; a per-thread depth counter sends them to PMPI_ directly.
 #include <mpi.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "api/call_check.hpp"
 #include "api/error.hpp"
@@ -41,7 +43,9 @@
 namespace papcoll::intercept {
 namespace {
 
-thread_local int t_depth = 0;
+// initial-exec: the library is loaded at start-up (LD_PRELOAD or linked), so its TLS is static and
+// a call does not go through __tls_get_addr.
+__attribute__((tls_model("initial-exec"))) thread_local int t_depth = 0;
 
 struct Inside {
   Inside() { ++t_depth; }
@@ -65,15 +69,23 @@ double bytes_of(long long count, MPI_Datatype type) {
 // What the interposition library keeps per communicator, as an attribute (so a freed
 // communicator's handle, reused by MPI for a new one, never finds the old state): the
 // history-mode monitor and whether the root's link model failed on it.
+// Incremented whenever a CommState is deleted: comm_state's per-thread cache is stale then (an
+// attribute lookup takes a lock and a hash in the MPI library, and a program calls collectives on
+// the same communicator over and over).
+std::atomic<unsigned long> g_state_deletions{0};
+
 struct CommState {
   papcoll_monitor monitor = nullptr;
   bool monitor_failed = false;
   bool model_unusable = false;  // PAPCOLL_ERR_MODEL seen: scatterv/gatherv go to MPI
+  // Byte counts of MPI_Bcast for which `auto` ran the MPI library's broadcast (balanced_bcast_call).
+  std::vector<long long> native_bcast_bytes;
 };
 
 int delete_state(MPI_Comm, int, void* attr, void*) {
   const Inside inside;  // papcoll_monitor_free's own MPI calls must not come back here
   auto* st = static_cast<CommState*>(attr);
+  g_state_deletions.fetch_add(1, std::memory_order_acq_rel);  // every thread's cache is stale now
   if (st->monitor != nullptr) (void)papcoll_monitor_free(&st->monitor);
   delete st;
   return MPI_SUCCESS;
@@ -89,8 +101,28 @@ int state_keyval() {
   return key;
 }
 
+// The last communicator this thread looked up (comm_state), valid while no CommState was deleted
+// since (g_state_deletions).
+struct StateCache {
+  MPI_Comm comm = MPI_COMM_NULL;
+  CommState* state = nullptr;
+  unsigned long deletions = 0;
+};
+__attribute__((tls_model("initial-exec"))) thread_local StateCache t_state_cache;
+
+CommState* comm_state_lookup(MPI_Comm comm);
+
 // nullptr when the communicator cannot carry an attribute (MPI_COMM_NULL, ...).
 CommState* comm_state(MPI_Comm comm) {
+  StateCache& c = t_state_cache;
+  const unsigned long deletions = g_state_deletions.load(std::memory_order_acquire);
+  if (comm != MPI_COMM_NULL && c.comm == comm && c.deletions == deletions) return c.state;
+  CommState* st = comm_state_lookup(comm);
+  if (st != nullptr) c = StateCache{comm, st, deletions};
+  return st;
+}
+
+CommState* comm_state_lookup(MPI_Comm comm) {
   const int key = state_keyval();
   if (comm == MPI_COMM_NULL || key == MPI_KEYVAL_INVALID) return nullptr;
   void* value = nullptr;
@@ -143,14 +175,14 @@ bool reads_link_model(Operation op, const std::string& algorithm) {
   return a != nullptr && a->uses_link_model;
 }
 
-papcoll_monitor history_monitor(const CallInfo& info, const std::string& algorithm) {
+papcoll_monitor history_monitor(const CallInfo& info, const OperationChoice& choice) {
   const Config& cfg = config();
   if (!cfg.history || info.agreed_bytes < 0 ||
       info.agreed_bytes < static_cast<double>(cfg.history_min_bytes) || info.agreed_bytes == 0)
     return nullptr;
-  if (algorithm != "auto") {  // else only the algorithms that read arrival times (registry)
+  if (!choice.is_auto) {  // else only the algorithms that read arrival times (registry)
     const Collective c = info.op == Operation::reduce ? Collective::reduce : Collective::allreduce;
-    const AlgorithmInfo* a = find_algorithm(c, algorithm);
+    const AlgorithmInfo* a = find_algorithm(c, choice.algorithm);
     if (a == nullptr || !a->uses_arrivals) return nullptr;
   }
   int size = 1, inter = 0;
@@ -191,11 +223,30 @@ void warn_model_once(const char* why) {
 // inputs identical on every rank, so every rank takes the same path. PAPCOLL_CHECK=1 always takes
 // the full path, which checks the call.
 bool balanced_auto_call(const CallInfo& info, const OperationChoice& choice,
-                        const papcoll_options& opt) {
-  if (choice.algorithm != "auto" || check_mode()) return false;
+                        papcoll_monitor monitor, int site) {
+  if (!choice.is_auto || check_mode()) return false;
   if (info.op != Operation::allreduce && info.op != Operation::reduce) return false;
-  if (opt.monitor == nullptr) return true;
-  return prediction::monitor_quiet_call(opt.monitor, opt.monitor_site);
+  if (monitor == nullptr) return true;
+  return prediction::monitor_quiet_call(monitor, site);
+}
+
+// The same for MPI_Bcast under `auto` (no arrival history there): its decision reads only what
+// every rank agrees on (the communicator's size and network parameters, the bytes of the type
+// signature), so once papcoll has run the MPI library's broadcast for a byte count on a
+// communicator, every rank knows the outcome of the next call with that count and goes there
+// directly. A bounded list: a program with many distinct sizes keeps papcoll's path for the rest.
+constexpr size_t kNativeBcastSizes = 64;
+
+CommState* balanced_bcast_state(const CallInfo& info, const OperationChoice& choice) {
+  if (info.op != Operation::bcast || !choice.is_auto || check_mode()) return nullptr;
+  return comm_state(info.comm);
+}
+
+bool known_native_bcast(const CommState* st, double bytes) {
+  if (st == nullptr) return false;
+  const long long b = static_cast<long long>(bytes);
+  return std::find(st->native_bcast_bytes.begin(), st->native_bcast_bytes.end(), b) !=
+         st->native_bcast_bytes.end();
 }
 
 int mpi_error_class(int papcoll_code) {
@@ -208,20 +259,35 @@ int dispatch(const CallInfo& info, RunPapcoll run_papcoll, RunNative run_native)
   const Inside inside;
   const Operation op = info.op;
   const MPI_Comm comm = info.comm;
-  const OperationChoice& choice = config()[op];
-  const double t0 = PMPI_Wtime();
+  const Config& cfg = config();
+  const OperationChoice& choice = cfg[op];
+  // The per-call statistics exist for PAPCOLL_VERBOSE's summary only: without it a call reads no
+  // clock and takes no lock (issue #17: no tax on balanced calls).
+  const bool timed = cfg.verbose;
+  const double t0 = timed ? PMPI_Wtime() : 0.0;
+  auto since = [timed](double start) { return timed ? PMPI_Wtime() - start : 0.0; };
   // Calls to the MPI library are observed for the report and the watchdog (intercept_observe.hpp).
   auto native = [&] {
     return observed_native(op, comm, info.agreed_bytes_or_own(), info.root, run_native);
   };
-  if (choice.native) {
+  auto native_recorded = [&] {
     const int rc = native();
-    record_call(op, comm, "native", info.bytes, PMPI_Wtime() - t0);
+    if (timed) record_call(op, comm, "native", info.bytes, since(t0));
     return rc;
-  }
+  };
+  if (choice.native) return native_recorded();
+  // Balanced calls under auto go to the MPI library before anything else is prepared.
+  const papcoll_monitor monitor = history_monitor(info, choice);
+  const int site = monitor != nullptr ? history_site(op, info.agreed_bytes, info.root) : 0;
+  if (balanced_auto_call(info, choice, monitor, site)) return native_recorded();
+  CommState* bcast_state = balanced_bcast_state(info, choice);
+  if (known_native_bcast(bcast_state, info.bytes)) return native_recorded();
+
   papcoll_options opt;
   papcoll_options_init(&opt);
   opt.algorithm = choice.algorithm.c_str();
+  opt.monitor = monitor;
+  opt.monitor_site = site;
   const bool sg = op == Operation::scatterv || op == Operation::gatherv;
   // The link model goes to the scatterv/gatherv trees that read it (the registry's
   // uses_link_model, and auto, which compares them); only the root's counts.
@@ -230,23 +296,19 @@ int dispatch(const CallInfo& info, RunPapcoll run_papcoll, RunNative run_native)
     model_state = comm_state(comm);
     if (model_state != nullptr && model_state->model_unusable) {
       const int rc = native();
-      record_call(op, comm, "native", info.bytes, PMPI_Wtime() - t0,
+      record_call(op, comm, "native", info.bytes, since(t0),
                   "the link model failed on this communicator before");
       return rc;
     }
     opt.model_file = config().model_file.c_str();
   }
-  opt.monitor = history_monitor(info, choice.algorithm);
-  if (opt.monitor != nullptr) opt.monitor_site = history_site(op, info.agreed_bytes, info.root);
-  if (balanced_auto_call(info, choice, opt)) {
-    const int rc = native();
-    record_call(op, comm, "native", info.bytes, PMPI_Wtime() - t0);
-    return rc;
-  }
   const int rc = run_papcoll(&opt);
   if (rc == PAPCOLL_SUCCESS) {
     const std::string ran = papcoll_last_algorithm();
-    record_call(op, comm, ran.empty() ? "none" : ran, info.bytes, PMPI_Wtime() - t0);
+    if (bcast_state != nullptr && ran == "native" &&
+        bcast_state->native_bcast_bytes.size() < kNativeBcastSizes)
+      bcast_state->native_bcast_bytes.push_back(static_cast<long long>(info.bytes));
+    record_call(op, comm, ran.empty() ? "none" : ran, info.bytes, since(t0));
     return MPI_SUCCESS;
   }
   const std::string why = papcoll_last_error();
@@ -256,7 +318,7 @@ int dispatch(const CallInfo& info, RunPapcoll run_papcoll, RunNative run_native)
       warn_model_once(why.c_str());
     }
     const int native_rc = native();
-    record_call(op, comm, "native", info.bytes, PMPI_Wtime() - t0, why);
+    record_call(op, comm, "native", info.bytes, since(t0), why);
     return native_rc;
   }
   std::fprintf(stderr, "papcoll-intercept: %s failed: %s\n", mpi_function_name(op), why.c_str());

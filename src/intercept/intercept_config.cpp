@@ -61,6 +61,7 @@ Config parse() {
       c.native = true;
     } else if (v == "auto" || listed(papcoll_algorithms(operation_name(op)), v)) {
       c.algorithm = v;
+      c.is_auto = v == "auto";
     } else {
       const char* known = papcoll_algorithms(operation_name(op));
       std::fprintf(stderr,

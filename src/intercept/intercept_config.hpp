@@ -19,6 +19,7 @@ const char* mpi_function_name(Operation op);   // "MPI_Allreduce"
 struct OperationChoice {
   bool native = false;    // straight to PMPI_
   std::string algorithm;  // papcoll's name ("auto" by default)
+  bool is_auto = true;    // algorithm == "auto", decided once
 };
 
 struct Config {

@@ -23,6 +23,7 @@ std::set<std::tuple<MPI_Comm, int, std::string>> g_announced;
 
 void record_call(Operation op, MPI_Comm comm, const std::string& algorithm, double bytes,
                  double seconds, const std::string& refusal) {
+  if (!config().verbose) return;  // the totals feed PAPCOLL_VERBOSE's summary only
   const bool fallback = !refusal.empty();
   std::lock_guard<std::mutex> lock(g_mutex);
   Totals& t = g_totals[{static_cast<int>(op), algorithm}];

@@ -272,6 +272,24 @@ TEST(ArrivalAuto, BcastStaysCirculantWithoutImbalance) {
   EXPECT_STREQ(auto_bcast(in)->name, "circulant");
 }
 
+// Balanced, the circulant broadcast only where the cost model predicts it 10 % faster than the
+// MPI library's usual broadcasts (issue #17: no tax on small balanced broadcasts).
+TEST(ArrivalAuto, BalancedBcastGoesToTheLibraryUnlessTheCirculantPays) {
+  GeneratorInput in = input(4, 1, 0);
+  in.bytes = 8;
+  EXPECT_EQ(auto_bcast(in), nullptr);  // two rounds of alpha either way: the MPI library
+  in.bytes = 1024;
+  EXPECT_EQ(auto_bcast(in), nullptr);
+  in.bytes = 16 << 20;  // 1.5 n beta (scatter + all-gather) against about n beta
+  EXPECT_STREQ(auto_bcast(in)->name, "circulant");
+  GeneratorInput many = input(1024, 1, 0);
+  many.bytes = 16384;
+  many.cost.alpha = 22e-6;
+  many.cost.beta = 8e-9;
+  EXPECT_STREQ(auto_bcast(many)->name, "circulant");  // 10 x (alpha + n beta) for the tree
+  EXPECT_GT(library_bcast_time(1024, 16384, many.cost), 1.4e-3);
+}
+
 TEST(ArrivalAuto, BcastTakesTheArrivalAwareRowForOneLateRank) {
   // (48 ranks, 4 MiB, 20 ms would be below one whole-buffer message on these links: balanced.)
   for (auto [p, bytes, delay] : {std::tuple{1024, 16384.0, 5e-3}, std::tuple{48, 4194304.0, 0.2},
