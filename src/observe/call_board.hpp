@@ -53,7 +53,11 @@ struct JoinDescriptor {
 inline constexpr std::uint64_t kWriting = ~std::uint64_t{0};
 inline constexpr int kDescriptorRing = 4;
 
-struct alignas(64) BoardSlot {
+// A slot lives in MPI window memory, whose segments MPI aligns only to 8 bytes (a shared window's
+// segment of rank r starts r slots after rank 0's), so the type asks for no more than its words'
+// alignment (call_board.cpp checks it), and its size keeps the next rank's slot word-aligned.
+// (alignas(64) here made UBSan report every access as misaligned.)
+struct BoardSlot {
   std::uint64_t word;   // pack_word(seq, state)
   double entry;         // the owner's steady clock at the entry of call `seq`
   std::int32_t collective;  // of call `seq` (papcoll::Collective)
@@ -65,6 +69,7 @@ struct alignas(64) BoardSlot {
   char refusal[112];  // the refusing rank's message (truncated)
   char host[64];      // written once, when the board is made
 };
+static_assert(sizeof(BoardSlot) % 8 == 0, "slots of a shared window stay word-aligned");
 
 class Board {
  public:
