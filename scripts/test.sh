@@ -42,7 +42,7 @@ fi
 if [[ "${PAPCOLL_SKIP_SANITIZERS:-0}" != 1 && "${PAPCOLL_SKIP_TSAN:-0}" != 1 ]]; then
   echo "== sanitizer build (thread): the library and the monitor tests"
   monitor_tests=(test_monitor test_monitor_agreement test_monitor_lifecycle test_monitor_finalize
-                 test_monitor_nothread test_monitor_concurrent_free)
+                 test_monitor_nothread test_monitor_concurrent_free test_monitor_sampling)
   if [[ ! -f build-tsan/build.ninja ]]; then
     cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPAPCOLL_SANITIZE=thread \
       >/dev/null
