@@ -11,12 +11,13 @@
 #include "executor/datatype_layout.hpp"
 
 namespace papcoll {
-namespace {
 
 const bool g_check_mode = [] {
   const char* v = std::getenv("PAPCOLL_CHECK");
   return v != nullptr && std::strcmp(v, "1") == 0;
 }();
+
+namespace {
 
 // The descriptor as it travels: fixed size, so the check is one MPI_Allgather.
 enum Field {
@@ -163,8 +164,6 @@ std::string first_mismatch(const std::vector<std::int64_t>& all, int p, const ch
 }
 
 }  // namespace
-
-bool check_mode() { return g_check_mode; }
 
 unsigned long long hash_sizes(const long long* sizes, int n) {
   std::uint64_t h = 1469598103934665603ULL;

@@ -13,8 +13,10 @@
 
 namespace papcoll {
 
-// PAPCOLL_CHECK=1 in the environment when the library was loaded.
-bool check_mode();
+// PAPCOLL_CHECK=1 in the environment when the library was loaded (a constant after load: with
+// it off, the call path pays one load and test).
+extern const bool g_check_mode;
+inline bool check_mode() { return g_check_mode; }
 
 // What one rank passes, as the check compares it.
 struct CallDescriptor {

@@ -16,36 +16,14 @@
 namespace papcoll {
 namespace {
 
-// The descriptor's datatype and op, remembered: the call path publishes them on every call.
-struct Remembered {
-  MPI_Datatype type = MPI_DATATYPE_NULL;
-  int type_index = -1;
-  MPI_Op op = MPI_OP_NULL;
-  int op_index = -1;
-};
-thread_local Remembered t_last;
-
-int type_index_of(MPI_Datatype t) {
-  if (t != t_last.type) {
-    t_last.type = t;
-    t_last.type_index = observe::type_index(t);
-  }
-  return t_last.type_index;
-}
-
-int op_index_of(MPI_Op op) {
-  if (op != t_last.op) {
-    t_last.op = op;
-    t_last.op_index = observe::op_index(op);
-  }
-  return t_last.op_index;
-}
-
 int algorithm_position(Collective c, const AlgorithmInfo* algo) {
   if (algo == nullptr) return -1;
-  const std::vector<const AlgorithmInfo*> all = algorithms_for(c);
-  for (size_t i = 0; i < all.size(); ++i)
-    if (all[i] == algo) return static_cast<int>(i);
+  int position = 0;  // among the collective's rows, as algorithms_for(c) lists them
+  for (const AlgorithmInfo& a : all_algorithms()) {
+    if (a.collective != c) continue;
+    if (&a == algo) return position;
+    ++position;
+  }
   return -2;
 }
 
@@ -123,14 +101,33 @@ bool joinable_call(const CollectiveCall& call) {
   return o.monitor == nullptr && !(o.arrivals != nullptr && !o.arrivals_agreed && reads_arrivals);
 }
 
+observe::JoinInputs join_inputs(const CollectiveCall& call, const CallDescriptor& cd,
+                                const AlgorithmInfo* algo) {
+  observe::JoinInputs in;
+  in.collective = static_cast<int>(call.collective());
+  in.count = cd.count;
+  in.type = cd.type;
+  in.has_op = cd.has_op;
+  if (cd.has_op) in.op = cd.op;
+  in.root = cd.root;
+  in.algorithm = algo;
+  in.joinable_call = joinable_call(call);
+  const papcoll_options& o = call.options();
+  in.blocks = o.blocks;
+  in.alpha = o.alpha;
+  in.beta = o.beta;
+  in.gamma = o.gamma;
+  return in;
+}
+
 observe::JoinDescriptor join_descriptor(const CollectiveCall& call, const CallDescriptor& cd,
                                         const AlgorithmInfo* algo) {
   observe::JoinDescriptor j;
   j.seq = 0;
   j.collective = static_cast<int>(call.collective());
   j.count = cd.count;
-  j.type = type_index_of(cd.type);
-  j.op = cd.has_op ? op_index_of(cd.op) : -1;
+  j.type = observe::type_index(cd.type);
+  j.op = cd.has_op ? observe::op_index(cd.op) : -1;
   j.root = cd.root;
   j.algorithm = algorithm_position(call.collective(), algo);
   const papcoll_options& o = call.options();

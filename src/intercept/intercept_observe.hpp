@@ -18,11 +18,19 @@ template <typename RunNative>
 int observed_native(Operation op, MPI_Comm comm, double agreed_bytes, int root,
                     RunNative run_native) {
   if (!observe::watching_native() || comm == MPI_COMM_NULL) return run_native();
-  int inter = 0;
-  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return run_native();
-  observe::CallWatch watch(comm, static_cast<int>(op), prediction::steady_seconds());
-  watch.set_key(static_cast<long long>(agreed_bytes), root);
+  // No clock read here: the report reads one only for the calls it samples (report_record.hpp),
+  // and the watchdog times a call from when it first sees it.
+  observe::CallWatch watch(comm, static_cast<int>(op), NAN);
+  if (watch.unattached()) {  // an observer is only ever made for an intra-communicator
+    int inter = 0;
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) {
+      watch.forget();
+      return run_native();
+    }
+  }
   watch.attach(comm);  // the first call on the communicator makes its observer (collective)
+  watch.set_key(static_cast<long long>(agreed_bytes), root);
+  watch.read_entry();
   watch.ran("native", observe::AutoReason::named, NAN);
   return run_native();
 }

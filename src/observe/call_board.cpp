@@ -41,7 +41,7 @@ MpiStatus Board::open(MPI_Comm comm, bool shared) {
     char host[MPI_MAX_PROCESSOR_NAME] = {0};
     if (PMPI_Get_processor_name(host, &len) == MPI_SUCCESS)
       std::strncat(own_->host, host, sizeof own_->host - 1);
-    for (JoinDescriptor& d : own_->desc) d.seq = kWriting;
+    for (JoinDescriptor& d : own_->desc) d.seq = d.last = kWriting;
   }
   // Every slot is initialised before anyone may read it.
   int all = 0;
@@ -148,10 +148,12 @@ bool Board::read_within(int rank, BoardSlot* out, double seconds) {
 }
 
 bool Board::descriptor(const BoardSlot& s, std::uint64_t seq, JoinDescriptor* out) {
-  const JoinDescriptor& d = s.desc[seq % kDescriptorRing];
-  if (d.seq != seq) return false;
-  *out = d;
-  return true;
+  for (const JoinDescriptor& d : s.desc)
+    if (d.seq != kWriting && d.last != kWriting && d.seq <= seq && seq <= d.last) {
+      *out = d;
+      return true;
+    }
+  return false;
 }
 
 }  // namespace papcoll::observe

@@ -11,12 +11,15 @@
 // thread then needs MPI_THREAD_MULTIPLE). A reader copies a slot twice and accepts the copy when
 // both agree (a slot may change while it is copied); descriptors carry their call number, written
 // last, in a ring of four, so a rank that moved on to the next calls still shows the descriptor of
-// the one a late refusing rank asks about.
+// the one a late refusing rank asks about. A descriptor holds for a run of calls (seq..last): a
+// call whose descriptor equals the previous call's only extends the run (one store), since tight
+// loops repeat one call.
 #pragma once
 
 #include <mpi.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -37,7 +40,8 @@ inline CallState word_state(std::uint64_t w) { return static_cast<CallState>(w &
 // run it with stand-in data (the message pattern of allreduce, reduce and bcast with a predefined
 // datatype and op; refusal.hpp).
 struct JoinDescriptor {
-  std::uint64_t seq;      // the call; kWriting while the fields change
+  std::uint64_t seq;      // the first call it describes; kWriting while the fields change
+  std::uint64_t last;     // the last call it describes (seq..last: a run of equal calls)
   std::int32_t collective;  // papcoll::Collective
   std::int32_t joinable;    // 0: a refusing rank cannot take part in this call
   std::int64_t count;
@@ -50,6 +54,10 @@ struct JoinDescriptor {
   double alpha, beta, gamma;  // options as given
 };
 
+static_assert(offsetof(JoinDescriptor, collective) == 2 * sizeof(std::uint64_t) &&
+                  sizeof(JoinDescriptor) == offsetof(JoinDescriptor, gamma) + sizeof(double),
+              "no padding: descriptors are compared as bytes");
+
 inline constexpr std::uint64_t kWriting = ~std::uint64_t{0};
 inline constexpr int kDescriptorRing = 4;
 
@@ -59,10 +67,11 @@ inline constexpr int kDescriptorRing = 4;
 // (alignas(64) here made UBSan report every access as misaligned.)
 struct BoardSlot {
   std::uint64_t word;   // pack_word(seq, state)
-  double entry;         // the owner's steady clock at the entry of call `seq`
+  double entry;         // the owner's steady clock at the entry of call `seq`; NaN: not read
+                        // (the watchdog then times the call from when it first saw it)
   std::int32_t collective;  // of call `seq` (papcoll::Collective)
   std::int32_t reserved;
-  JoinDescriptor desc[kDescriptorRing];  // call n at n % kDescriptorRing
+  JoinDescriptor desc[kDescriptorRing];  // the latest runs of calls, round robin
   std::uint64_t refusal_seq;
   std::int32_t refusal_code;
   std::int32_t world_rank;
@@ -88,26 +97,40 @@ class Board {
 
   // ---- the owner's stores (the call path) ----
   void enter(std::uint64_t seq, double entry, int collective) {
-    own_->entry = entry;
+    std::atomic_ref<double>(own_->entry).store(entry, std::memory_order_relaxed);
     own_->collective = collective;
     store_word(pack_word(seq, CallState::entered));
   }
-  // Publishes the descriptor of call `seq` (d.seq is ignored), then the state ready.
+  // Publishes the descriptor of call `seq` (d.seq and d.last are ignored), then the state ready.
+  // The same fields as the previous call's descriptor: its run is extended to `seq`.
   void ready(std::uint64_t seq, const JoinDescriptor& d) {
-    JoinDescriptor& slot = own_->desc[seq % kDescriptorRing];
-    std::atomic_ref<std::uint64_t>(slot.seq).store(kWriting, std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_release);
-    std::memcpy(reinterpret_cast<char*>(&slot) + sizeof slot.seq,
-                reinterpret_cast<const char*>(&d) + sizeof d.seq, sizeof d - sizeof d.seq);
-    std::atomic_ref<std::uint64_t>(slot.seq).store(seq, std::memory_order_release);
+    JoinDescriptor& cur = own_->desc[current_];
+    if (cur.last + 1 == seq && cur.seq != kWriting &&
+        std::memcmp(fields(&cur), fields(&d), kFieldBytes) == 0) {
+      std::atomic_ref<std::uint64_t>(cur.last).store(seq, std::memory_order_release);
+    } else {
+      current_ = (current_ + 1) % kDescriptorRing;
+      JoinDescriptor& slot = own_->desc[current_];
+      std::atomic_ref<std::uint64_t>(slot.seq).store(kWriting, std::memory_order_relaxed);
+      std::atomic_thread_fence(std::memory_order_release);
+      std::memcpy(fields(&slot), fields(&d), kFieldBytes);
+      slot.last = seq;
+      std::atomic_ref<std::uint64_t>(slot.seq).store(seq, std::memory_order_release);
+    }
     store_word(pack_word(seq, CallState::ready));
+  }
+  // The entry time of the current call, read after enter() (NaN there).
+  void set_entry(double entry) {
+    std::atomic_ref<double>(own_->entry).store(entry, std::memory_order_relaxed);
   }
   void refuse(std::uint64_t seq, int code, const char* message);
   void leave(std::uint64_t seq) { store_word(pack_word(seq, CallState::idle)); }
   std::uint64_t own_word() const {
     return std::atomic_ref<std::uint64_t>(own_->word).load(std::memory_order_acquire);
   }
-  double own_entry() const { return own_->entry; }
+  double own_entry() const {
+    return std::atomic_ref<double>(own_->entry).load(std::memory_order_relaxed);
+  }
 
   // ---- readers (error paths, the watchdog) ----
   // A consistent copy of `rank`'s slot (the owner's own slot too). Shared boards: loads; others:
@@ -125,12 +148,20 @@ class Board {
     std::atomic_ref<std::uint64_t>(own_->word).store(w, std::memory_order_release);
   }
   bool copy_once(int rank, BoardSlot* out) const;
+  // A descriptor's fields after its run (seq, last), compared and copied as bytes: the struct
+  // has no padding (static_assert below).
+  static constexpr size_t kFieldBytes = sizeof(JoinDescriptor) - 2 * sizeof(std::uint64_t);
+  static char* fields(JoinDescriptor* d) { return reinterpret_cast<char*>(&d->collective); }
+  static const char* fields(const JoinDescriptor* d) {
+    return reinterpret_cast<const char*>(&d->collective);
+  }
 
   MPI_Win win_ = MPI_WIN_NULL;
   bool shared_ = false;
   int rank_ = 0;
   int size_ = 0;
   BoardSlot* own_ = nullptr;
+  int current_ = 0;  // the ring entry of the latest run
   std::vector<BoardSlot*> slots_;  // shared boards: every rank's slot, mapped here
   // Gets the watchdog gave up on: their buffers live until the window is closed.
   struct Pending {

@@ -31,18 +31,18 @@ void CallWatch::record() {
   c.reason = reason_;
   c.gain = gain_;
   c.entry = entry_;
-  if (obs_->record->calls() < kTimedAllCalls) {
-    c.seconds = prediction::steady_seconds() - entry_;
-  } else if (kept(seq_, kTimedLevel)) {
-    c.seconds = prediction::steady_seconds() - entry_;
-    c.weight = 1 << kTimedLevel;
-  } else {
-    c.seconds = NAN;
+  c.seconds = NAN;
+  if (!std::isnan(entry_)) {
+    if (obs_->record->calls() < kTimedAllCalls) {
+      c.seconds = prediction::steady_seconds() - entry_;
+    } else if (kept(seq_, kTimedLevel)) {
+      c.seconds = prediction::steady_seconds() - entry_;
+      c.weight = 1 << kTimedLevel;
+    }
   }
   c.predicted = predicted_;
   obs_->record->add(c);
 }
 
-bool watching_native() { return config().report || config().watchdog(); }
 
 }  // namespace papcoll::observe

@@ -2,7 +2,9 @@
 // interposition library's native calls): a scope per collective call.
 //
 //   begin (constructor)  the communicator's observer (cached lookup); the call is numbered and
-//                        the board says "entered call n at t"
+//                        the board says "entered call n" (at t, when the caller read the clock)
+//   read_entry()         a caller that read no clock at the entry (the interposition library's
+//                        calls to the MPI library): reads it when the report needs it
 //   not_joinable()       the call's first messages come before its descriptor (a monitor, an
 //                        arrivals broadcast, the v-collectives' agreement): published at once, so
 //                        a rank that refused the call does not wait for a descriptor
@@ -12,8 +14,8 @@
 //   end (destructor)     the board says "idle after call n"; the report records the call
 //
 // Off (no board, no report, no watchdog), each step is one test of a constant. With the board,
-// a few stores into this rank's own slot. With the report, also one clock read at the end and
-// a counter update (report_record.hpp).
+// a few stores into this rank's own slot (a repeated call's descriptor: one). With the report,
+// also counter updates and, on a sampled subset of the calls, clock reads (report_record.hpp).
 #pragma once
 
 #include <mpi.h>
@@ -50,6 +52,17 @@ class CallWatch {
     key_.bytes = bytes;
     key_.root = root;
   }
+  // Before the call's messages, when the constructor was given no entry time (NaN).
+  void read_entry() {
+    if (obs_ == nullptr || obs_->record == nullptr) return;
+    CallKey k = key_;
+    k.collective = collective_;
+    if (!obs_->record->needs_entry(k, seq_)) return;
+    entry_ = prediction::steady_seconds();
+    if (obs_->board.is_open()) obs_->board.set_entry(entry_);
+  }
+  // No observer yet: attach() would make one (collectively) at this call.
+  bool unattached() const { return armed_; }
   void not_joinable() {
     if (has_board() && !published_) {
       JoinDescriptor d{};
@@ -99,7 +112,14 @@ class CallWatch {
     if (obs_->board.is_open()) obs_->board.leave(seq_);
     if (obs_->warned_seq.load(std::memory_order_relaxed) == seq_) [[unlikely]]
       call_completed(*obs_, seq_);
-    if (obs_->record != nullptr) record();
+    if (obs_->record != nullptr) {
+      // A call with nothing measured, like the one before: only counted (report_record.hpp).
+      if (std::isnan(entry_) && std::isnan(gain_) && std::isnan(predicted_) &&
+          obs_->record->add_repeat(CallKey{collective_, key_.bytes, key_.root}, algorithm_,
+                                   reason_, seq_))
+        return;
+      record();
+    }
   }
   void attach_slow(MPI_Comm comm);
   void record();
@@ -128,7 +148,8 @@ class Unobserved {
 };
 
 // The interposition library's calls that go straight to the MPI library: observed only for the
-// report and the watchdog (nobody refuses them). Collective the first time on a communicator.
-bool watching_native();
+// report and the watchdog (nobody refuses them), and not in an Unobserved scope. Collective the
+// first time on a communicator.
+inline bool watching_native() { return g_watching_native && t_cache.joining == 0; }
 
 }  // namespace papcoll::observe

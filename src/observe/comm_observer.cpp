@@ -11,7 +11,7 @@
 
 namespace papcoll::observe {
 
-thread_local ThreadCache t_cache;
+constinit thread_local ThreadCache t_cache;
 std::atomic<std::uint64_t> g_generation{0};
 
 namespace {

@@ -22,6 +22,22 @@
 
 namespace papcoll::observe {
 
+// What the driver built the last published descriptor from (api/call_observe.hpp): a call with
+// the same inputs, the steady state of a loop, publishes `made` again without rebuilding it.
+struct JoinInputs {
+  int collective = -1;
+  long long count = -1;
+  MPI_Datatype type{};
+  bool has_op = false;
+  MPI_Op op{};
+  int root = -1;
+  const void* algorithm = nullptr;
+  bool joinable_call = false;
+  int blocks = 0;
+  double alpha = 0, beta = 0, gamma = 0;
+  bool operator==(const JoinInputs&) const = default;
+};
+
 struct CommObserver {
   MPI_Comm comm = MPI_COMM_NULL;  // private duplicate, MPI_ERRORS_RETURN
   int rank = 0, size = 1;
@@ -32,6 +48,9 @@ struct CommObserver {
   std::uint64_t seq = 0;          // calls numbered so far: call n is the n-th on every rank
   bool papcoll_context = false;   // a papcoll call opened its context (refusal.hpp needs it)
   Board board;
+  bool join_memo_valid = false;  // join_inputs made join_made (the call path's own, like seq)
+  JoinInputs join_inputs;
+  JoinDescriptor join_made{};
   std::unique_ptr<ReportRecord> record;
   // The watchdog's own (its thread, under the registry's mutex). warned_seq is also read, with
   // one relaxed load, at the end of every call: the call the watchdog spoke about says when it
@@ -39,16 +58,21 @@ struct CommObserver {
   std::atomic<std::uint64_t> warned_seq{0};
   bool printed = false;
   double warned_entry = 0;
+  // The board word the watchdog saw last and since when: a call whose entry time was not read
+  // (CallWatch::read_entry) is timed from there, at most one look late.
+  std::uint64_t seen_word = 0;
+  double seen_since = 0;
   bool closed = false;
 };
 
 struct ThreadCache {
-  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm comm{};  // not MPI_COMM_NULL, which is no constant in every MPI; generation decides
   std::uint64_t generation = ~0ULL;
   CommObserver* observer = nullptr;
   int joining = 0;  // > 0: this thread runs a call it refused (refusal.hpp): nothing is observed
 };
-extern thread_local ThreadCache t_cache;
+// constinit: every use is a plain TLS access, without a call to an initialisation wrapper.
+extern constinit thread_local ThreadCache t_cache;
 extern std::atomic<std::uint64_t> g_generation;
 
 CommObserver* find_observer_slow(MPI_Comm comm, std::uint64_t generation);

@@ -67,5 +67,6 @@ const ObserveConfig g_config = read_config();
 const ObserveConfig& config() { return g_config; }
 
 const bool g_active = g_config.board || g_config.report || g_config.watchdog();
+const bool g_watching_native = g_config.report || g_config.watchdog();
 
 }  // namespace papcoll::observe

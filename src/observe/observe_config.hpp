@@ -33,5 +33,8 @@ const ObserveConfig& config();
 // The one test on the call path: anything above is on. A constant after load.
 extern const bool g_active;
 inline bool active() { return g_active; }
+// The report or the watchdog is on: the interposition library's calls to the MPI library are
+// observed too (call_watch.hpp watching_native). A constant after load.
+extern const bool g_watching_native;
 
 }  // namespace papcoll::observe

@@ -18,17 +18,6 @@ const char* reason_name(AutoReason r) {
   return "?";
 }
 
-bool kept(std::uint64_t call, int level) {
-  if (level <= 0) return true;
-  // splitmix64's finaliser: neighbouring calls land far apart.
-  std::uint64_t z = call + 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  z ^= z >> 31;
-  const std::uint64_t mask = level >= 64 ? ~0ULL : (1ULL << level) - 1;
-  return (z & mask) == 0;
-}
-
 KeyRecord* ReportRecord::find(const CallKey& key) {
   if (last_key_ < keys_.size() && keys_[last_key_].key == key) return &keys_[last_key_];
   for (size_t i = 0; i < keys_.size(); ++i)
@@ -44,21 +33,39 @@ KeyRecord* ReportRecord::find(const CallKey& key) {
   return &keys_.back();
 }
 
-void ReportRecord::count_algorithm(KeyRecord& k, const char* name) {
+void ReportRecord::count_algorithm(KeyRecord& k, const char* name, std::uint64_t n_calls) {
   for (auto& [n, calls] : k.algorithms)  // the same static string: a pointer compare
     if (n == name) {
-      ++calls;
+      calls += n_calls;
       return;
     }
   for (auto& [n, calls] : k.algorithms)
     if (std::strcmp(n, name) == 0) {
-      ++calls;
+      calls += n_calls;
       return;
     }
-  k.algorithms.emplace_back(name, 1);
+  k.algorithms.emplace_back(name, n_calls);
+}
+
+bool ReportRecord::needs_entry_slow(const CallKey& key, std::uint64_t call) {
+  fold_repeats();
+  const KeyRecord* k = find(key);
+  // A log that is not yet thinned to kTimedLevel keeps more calls than are timed.
+  return k != nullptr && kept(call, k->level);
+}
+
+void ReportRecord::fold_repeats() {
+  if (repeats_ == 0) return;
+  KeyRecord& k = keys_[repeat_index_];
+  k.calls += repeats_;
+  count_algorithm(k, repeat_algorithm_, repeats_);
+  k.reasons[static_cast<int>(repeat_reason_)] += repeats_;
+  repeats_ = 0;
 }
 
 void ReportRecord::add(const CallRecord& c) {
+  fold_repeats();
+  repeat_ = false;
   ++calls_;
   last_call_ = c.call;
   KeyRecord* k = find(c.key);
@@ -71,19 +78,30 @@ void ReportRecord::add(const CallRecord& c) {
     k->seconds += c.weight * c.seconds;
     k->max_seconds = std::max(k->max_seconds, c.seconds);
   }
-  count_algorithm(*k, c.algorithm);
+  count_algorithm(*k, c.algorithm, 1);
   ++k->reasons[static_cast<int>(c.reason)];
   if (std::isfinite(c.gain)) {
     k->gain_sum += c.gain;
     ++k->gain_calls;
   }
-  if (!kept(c.call, k->level)) return;
+  if (std::isnan(c.entry) && std::isnan(c.seconds) && std::isnan(c.gain) &&
+      std::isnan(c.predicted)) {
+    // Nothing measured: the next equal calls may go through add_repeat().
+    repeat_ = true;
+    repeat_key_ = c.key;
+    repeat_algorithm_ = c.algorithm;
+    repeat_reason_ = c.reason;
+    repeat_level_ = k->level;
+    repeat_index_ = static_cast<size_t>(k - keys_.data());
+    return;
+  }
+  if (!kept(c.call, k->level) || std::isnan(c.entry)) return;
   if (static_cast<int>(k->samples.size()) >= capacity_) {
     // Full: keep the half of the log that the next level keeps.
     ++k->level;
     const int level = k->level;
     std::erase_if(k->samples, [level](const Sample& s) { return !kept(s.call, level); });
-    if (!kept(c.call, k->level)) return;
+    if (!kept(c.call, k->level) || std::isnan(c.entry)) return;
   }
   k->samples.push_back(Sample{c.call, c.entry,
                               static_cast<float>(std::isfinite(c.seconds) ? c.seconds : -1.0),

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
@@ -121,6 +122,10 @@ void scan(bool can_get) {
     const std::uint64_t seq = word_seq(w);
     const CallState st = word_state(w);
     const bool waiting = st != CallState::idle;
+    if (w != o->seen_word) {
+      o->seen_word = w;
+      o->seen_since = now;
+    }
     const std::uint64_t warned = o->warned_seq.load(std::memory_order_relaxed);
     if (warned != 0 && (seq != warned || !waiting)) completed_locked(*o, now);
     if (!waiting || seq == 0 || seq == o->warned_seq.load(std::memory_order_relaxed)) {
@@ -133,7 +138,8 @@ void scan(bool can_get) {
       }
       continue;
     }
-    const double entry = o->board.own_entry();
+    double entry = o->board.own_entry();
+    if (!std::isfinite(entry)) entry = o->seen_since;
     const double waited = now - entry;
     if (waited < timeout) continue;
     o->warned_entry = entry;

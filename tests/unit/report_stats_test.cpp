@@ -41,8 +41,8 @@ TEST(ReportRecord, LogIsBoundedAndCountsStayExact) {
   for (size_t i = 1; i < k.samples.size(); ++i) EXPECT_LT(k.samples[i - 1].call, k.samples[i].call);
 }
 
-// Past kTimedAllCalls only a quarter of the calls read the clock at their end (call_watch.cpp):
-// each measured one stands for 2^kTimedLevel calls, an unmeasured one adds nothing.
+// Past kTimedAllCalls only a sixteenth of the calls read the clock (call_watch.cpp): each
+// measured one stands for 2^kTimedLevel calls, an unmeasured one adds nothing.
 TEST(ReportRecord, TimeInTheCollectiveFromTimedCalls) {
   ReportRecord r(256);
   std::uint64_t timed = 0;
@@ -61,10 +61,61 @@ TEST(ReportRecord, TimeInTheCollectiveFromTimedCalls) {
   ASSERT_EQ(r.keys().size(), 1u);
   const KeyRecord& k = r.keys()[0];
   EXPECT_EQ(k.calls, 40000u);
-  EXPECT_NEAR(k.seconds, 1e-6 * (kTimedAllCalls + 4.0 * timed), 1e-12);
-  // The hashed quarter is a quarter: the estimate of 40000 us is within 3 %.
+  EXPECT_NEAR(k.seconds, 1e-6 * (kTimedAllCalls + double(1 << kTimedLevel) * timed), 1e-12);
+  // The hashed sixteenth is a sixteenth: the estimate of 40000 us is within 3 %.
   EXPECT_NEAR(k.seconds, 40000e-6, 0.03 * 40000e-6);
   EXPECT_DOUBLE_EQ(k.max_seconds, 1e-6);
+}
+
+// A caller that reads the entry clock only when needs_entry() says so and hands unmeasured
+// calls to add_repeat() first (CallWatch, for the interposition library's calls to the MPI
+// library) loses nothing: every call the log keeps and every timed call had its entry read, a
+// call without one is counted but not logged, and the counts per key, algorithm and reason are
+// those of add() on every call (two keys and two algorithms interleaved in runs).
+TEST(ReportRecord, EntryReadExactlyWhereNeeded) {
+  ReportRecord with_all(64), sampled(64);
+  std::uint64_t read = 0;
+  for (std::uint64_t n = 1; n <= 20000; ++n) {
+    CallRecord c = call(n, n * 1e-3, (n / 700) % 3 == 1 ? "ring" : "native");
+    if ((n / 1100) % 4 == 2) c.key.bytes = 64;
+    c.reason = n % 5000 < 10 ? AutoReason::balanced : AutoReason::named;
+    with_all.add(c);
+    if (sampled.needs_entry(c.key, n)) {
+      ++read;
+      sampled.add(c);
+    } else {
+      c.entry = NAN;
+      c.seconds = NAN;
+      if (!sampled.add_repeat(c.key, c.algorithm, c.reason, n)) sampled.add(c);
+    }
+  }
+  EXPECT_EQ(sampled.calls(), 20000u);
+  EXPECT_EQ(sampled.last_call(), 20000u);
+  const std::vector<KeyRecord> all_keys = with_all.keys();
+  const std::vector<KeyRecord> sampled_keys = sampled.keys();
+  ASSERT_EQ(sampled_keys.size(), 2u);
+  ASSERT_EQ(all_keys.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    const KeyRecord& a = all_keys[i];
+    const KeyRecord& b = sampled_keys[i];
+    EXPECT_EQ(b.key, a.key);
+    EXPECT_EQ(b.calls, a.calls);
+    EXPECT_EQ(b.algorithms, a.algorithms);
+    for (int r = 0; r < kReasons; ++r) EXPECT_EQ(b.reasons[r], a.reasons[r]);
+    EXPECT_EQ(b.level, a.level);
+    ASSERT_EQ(b.samples.size(), a.samples.size());
+    for (size_t j = 0; j < a.samples.size(); ++j) EXPECT_EQ(b.samples[j].call, a.samples[j].call);
+  }
+  // Past the first kTimedAllCalls, about one call in 2^kTimedLevel reads the clock.
+  const double rest = static_cast<double>(read - kTimedAllCalls) / (20000 - kTimedAllCalls);
+  EXPECT_NEAR(rest, 1.0 / (1 << kTimedLevel), 0.01);
+  // A call without an entry time is never logged.
+  ReportRecord none(64);
+  CallRecord c = call(1, 1e-3);
+  c.entry = NAN;
+  none.add(c);
+  EXPECT_EQ(none.keys()[0].calls, 1u);
+  EXPECT_TRUE(none.keys()[0].samples.empty());
 }
 
 TEST(ReportRecord, EveryRankKeepsTheSameCalls) {
