@@ -52,9 +52,10 @@ def draw(doc, out_path, comm_id=None, top=5):
         ticks = np.linspace(0, len(windows) - 1, min(len(windows), 8)).round().astype(int)
         ax.set_xticks(ticks)
         ax.set_xticklabels([str(windows[t]["first_call"]) for t in ticks])
-    per_window = windows[0]["last_call"] - windows[0]["first_call"] + 1 if windows else 0
+    sizes = sorted({w["last_call"] - w["first_call"] + 1 for w in windows})
     ax.set_xlabel("call (first call of each window of %s)" % (
-        "-" if not windows else "%d call%s" % (per_window, "" if per_window == 1 else "s")))
+        "-" if not sizes else "1 call" if sizes == [1] else "%d calls" % sizes[0]
+        if len(sizes) == 1 else "%d-%d calls" % (sizes[0], sizes[-1])))
     if p <= 32:
         ax.set_yticks(range(p))
 
