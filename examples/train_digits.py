@@ -21,6 +21,12 @@ Variants: "native" (comm.Allreduce) and any papcoll allreduce algorithm ("auto",
 in the all-reduce per step and the test accuracy per variant and run, then the medians over
 --repeats and the ratio native / variant of the median total time; --json FILE (or - for stdout)
 writes all of it. Set OMP_NUM_THREADS=1 (done below if unset): the ranks share the cores.
+
+--report FILE records every papcoll call (PAPCOLL_REPORT, set below before papcoll is loaded when
+the environment does not set it) and writes the straggler report to FILE at the end
+(papcoll.write_report; docs/report-format.md); `papcoll-report FILE --png OUT` names the ranks
+that were late and draws them. It covers the papcoll variants only: native's comm.Allreduce is
+mpi4py's, which papcoll does not see (run it under LD_PRELOAD=libpapcoll-intercept.so for that).
 """
 import argparse
 import hashlib
@@ -32,6 +38,21 @@ import time
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
+
+
+def _report_arg(argv):
+    """--report FILE from the command line, before argparse: libpapcoll reads PAPCOLL_REPORT once,
+    when it is loaded (by `import papcoll`), and records nothing without it."""
+    for i, a in enumerate(argv):
+        if a == "--report" and i + 1 < len(argv):
+            return argv[i + 1]
+        if a.startswith("--report="):
+            return a[len("--report="):]
+    return None
+
+
+if _report_arg(sys.argv[1:]) and not os.environ.get("PAPCOLL_REPORT"):
+    os.environ["PAPCOLL_REPORT"] = _report_arg(sys.argv[1:])
 
 import numpy as np  # noqa: E402
 from mpi4py import MPI  # noqa: E402
@@ -63,6 +84,9 @@ def parse_args(argv):
     ap.add_argument("--dtype", choices=("float32", "float64"), default="float32")
     ap.add_argument("--json", default=None, help="write results as JSON to FILE ('-': stdout)")
     ap.add_argument("--quiet", action="store_true", help="no per-epoch lines")
+    ap.add_argument("--report", metavar="FILE", default=None,
+                    help="write papcoll's straggler report of the papcoll variants' calls to FILE "
+                         "at the end (read it with papcoll-report FILE --png OUT)")
     args = ap.parse_args(argv)
     args.variants = (args.variants or args.algorithm).split(",")
     return args
@@ -256,6 +280,9 @@ def main(argv=None, comm=MPI.COMM_WORLD):
         del r["theta"]
     result = {"p": p, "args": vars(args), "parameters": n_params, "runs": runs,
               "summary": summary, "mpi": MPI.Get_library_version().splitlines()[0]}
+    if args.report:
+        papcoll.write_report(args.report)  # collective over MPI.COMM_WORLD; rank 0 writes
+        say("straggler report: %s (papcoll-report %s --png OUT)" % (args.report, args.report))
     if args.json and rank == 0:
         text = json.dumps(result, indent=1)
         if args.json == "-":

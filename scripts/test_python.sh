@@ -2,7 +2,9 @@
 # The Python package (docs/python.md): a venv on Debian's /usr/bin/python3 that sees the system's
 # mpi4py, numpy, pytest and scikit-learn; `pip install .` (libpapcoll with CMake, incrementally);
 # tests/python under mpirun at 4 and 1 ranks; then a 2-epoch smoke run of
-# examples/train_digits.py at 4 ranks with one straggler. Called by scripts/test.sh
+# examples/train_digits.py at 4 ranks with one straggler (rank 1) that also writes the straggler
+# report, which papcoll-report must read with rank 1 named first and draw as a PNG
+# (docs/report-format.md). Called by scripts/test.sh
 # (PAPCOLL_SKIP_PYTHON=1 skips it there); runs alone as well after scripts/setup.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,9 +22,11 @@ for np in 4 1; do
   echo "== python: pytest under mpirun -np $np"
   bash scripts/mpirun.sh -np "$np" "${pytest[@]}"
 done
-echo "== python: examples/train_digits.py smoke run (np 4, 2 epochs, one straggler)"
+echo "== python: examples/train_digits.py smoke run (np 4, 2 epochs, straggler rank 1, report)"
+rm -f build-py/train-smoke-report.json build-py/train-smoke-report.png
 bash scripts/mpirun.sh -np 4 "$venv/bin/python" examples/train_digits.py --variants native,prr,auto \
-  --epochs 2 --stragglers 1 --delay-ms 5 --quiet --json build-py/train-smoke.json
+  --epochs 2 --stragglers 1 --straggler-mode fixed --delay-ms 20 --quiet \
+  --json build-py/train-smoke.json --report build-py/train-smoke-report.json
 "$venv/bin/python" - build-py/train-smoke.json <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))["summary"]
@@ -30,4 +34,33 @@ acc = {v: s[v]["test_accuracy"][0] for v in s}
 assert min(acc.values()) > 0.8, acc                       # it learns
 assert max(acc.values()) - min(acc.values()) <= 0.01, acc  # the all-reduce does not change it
 print("train_digits smoke: accuracies", acc)
+PY
+echo "== python: papcoll-report on the smoke run's report"
+png=(--png build-py/train-smoke-report.png)
+if ! "$venv/bin/python" -c "import matplotlib" 2>/dev/null; then
+  echo "skip: no matplotlib for $venv/bin/python, the PNG is not drawn"; png=()
+fi
+"$venv/bin/papcoll-report" build-py/train-smoke-report.json --top 4 "${png[@]}" \
+  | tee build-py/train-smoke-report.txt
+"$venv/bin/python" - build-py/train-smoke.json build-py/train-smoke-report.json \
+  build-py/train-smoke-report.txt build-py/train-smoke-report.png <<'PY'
+import json, os, sys
+runs, report, text, png = sys.argv[1:]
+runs = json.load(open(runs))["runs"]
+comm = json.load(open(report))["communicators"][0]
+# Every all-reduce of the papcoll variants, made through the C API, is in the report (native's
+# comm.Allreduce is mpi4py's own, which papcoll does not see).
+calls = sum(r["steps"] for r in runs if r["variant"] != "native")
+assert comm["name"] == "MPI_COMM_WORLD" and comm["size"] == 4, comm["name"]
+assert comm["calls"] == calls and [k["calls"] for k in comm["keys"]] == [calls], (comm, calls)
+assert comm["stragglers"][0] == 1, comm["stragglers"]  # --straggler-mode fixed delays rank 1
+lines = open(text).read().splitlines()
+header = next(i for i, l in enumerate(lines) if l.split()[:1] == ["rank"] and "mean" in l)
+assert lines[header + 1].split()[0] == "1", lines[header:header + 5]  # named first in the text
+if os.path.exists(png):
+    with open(png, "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n" and os.path.getsize(png) > 10000, png
+print("train_digits report: %d calls recorded, stragglers %s, rank 1 %.3g ms late on average%s"
+      % (calls, comm["stragglers"], 1e3 * comm["ranks"][1]["lateness_s"]["mean"],
+         ", PNG drawn" if os.path.exists(png) else ""))
 PY
