@@ -40,9 +40,11 @@ PrrLanes prr_lanes(const PrrPlan& plan, int blocks) {
   // B[y] = A[y mod p] - y over the window [sp_j, sp_j + 2p - 3], whose start never decreases.
   const long hops = 2L * (p - 1);
   std::vector<long> b_of(static_cast<size_t>(3 * p));
-  for (int y = 0; y < 3 * p; ++y) {
-    const int x = y % p;
-    b_of[y] = std::max(plan.slot[x], plan.slot[(x + 1) % p]) - y;
+  for (int x = 0; x < p; ++x) {  // y = x, x + p, x + 2p (no division on this path: p up to 2^14+)
+    const long a = std::max(plan.slot[x], plan.slot[x + 1 < p ? x + 1 : 0]);
+    b_of[x] = a - x;
+    b_of[x + p] = a - x - p;
+    b_of[x + 2 * p] = a - x - 2L * p;
   }
   auto B = [&](long y) { return b_of[static_cast<size_t>(y)]; };
   std::vector<long> need(static_cast<size_t>(p));
@@ -61,9 +63,14 @@ PrrLanes prr_lanes(const PrrPlan& plan, int blocks) {
   // Lanes, segments in order of need then index; an empty chunk (B < p) carries nothing and
   // takes no lane. free_lane: union-find over lanes, each pointing at the next free one.
   std::vector<int> segments;
-  for (int j = 0; j < p; ++j)
-    if (static_cast<int64_t>(j + 1) * blocks / p > static_cast<int64_t>(j) * blocks / p)
-      segments.push_back(j);
+  segments.reserve(static_cast<size_t>(p));
+  if (blocks >= p) {
+    for (int j = 0; j < p; ++j) segments.push_back(j);
+  } else {
+    for (int j = 0; j < p; ++j)
+      if (static_cast<int64_t>(j + 1) * blocks / p > static_cast<int64_t>(j) * blocks / p)
+        segments.push_back(j);
+  }
   std::sort(segments.begin(), segments.end(),
             [&](int a, int b) { return need[a] != need[b] ? need[a] < need[b] : a < b; });
   std::vector<int> up(static_cast<size_t>(p));
@@ -75,10 +82,13 @@ PrrLanes prr_lanes(const PrrPlan& plan, int blocks) {
     return root;
   };
   for (int j : segments) {
-    const int wanted = static_cast<int>(((need[j] - l.start[j]) % p + p) % p);
+    long wanted_long = (need[j] - l.start[j]) % p;
+    if (wanted_long < 0) wanted_long += p;
+    const int wanted = static_cast<int>(wanted_long);
     const int lane = free_lane(wanted);
-    up[lane] = free_lane((lane + 1) % p);  // lane taken: point past it (never all taken before the last)
-    l.tau[j] = need[j] + (lane - wanted + p) % p;
+    // Lane taken: point past it (never all taken before the last).
+    up[lane] = free_lane(lane + 1 < p ? lane + 1 : 0);
+    l.tau[j] = need[j] + (lane >= wanted ? lane - wanted : lane - wanted + p);
   }
   return l;
 }
@@ -102,18 +112,19 @@ void prr_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   std::vector<int> recv_at, send_at;
   for (int r = out.first_rank(); r < out.last_rank(); ++r) {
     const int x = position[r];
-    const int next = plan.order[(x + 1) % p], prev = plan.order[(x + p - 1) % p];
+    const int next = plan.order[x + 1 < p ? x + 1 : 0], prev = plan.order[x > 0 ? x - 1 : p - 1];
     recv_at.assign(static_cast<size_t>(last_slot - first_slot + 1), -1);
     send_at.assign(recv_at.size(), -1);
     size_t ops = 0;
     for (int j = 0; j < p; ++j) {
       if (lanes.tau[j] < 0) continue;  // an empty chunk
-      const int here = ((x - lanes.start[j]) % p + p) % p;  // hops from the start to x
+      // Hops from the start to x (both positions in [0, p): no division).
+      const int here = x >= lanes.start[j] ? x - lanes.start[j] : x - lanes.start[j] + p;
       // Reduce: hop h leaves position sp_j + h for h = 0..p-2; copy: hop p-1+d leaves sp_j - 1 + d
       // for d = 0..p-2. Position x receives the hop that left x - 1 and sends the one leaving x.
       // Receives are stored as 2j (reduce) or 2j + 1 (copy).
-      const int in_reduce = (here + p - 1) % p, in_copy = here;
-      const int out_reduce = here, out_copy = (here + 1) % p;
+      const int in_reduce = here > 0 ? here - 1 : p - 1, in_copy = here;
+      const int out_reduce = here, out_copy = here + 1 < p ? here + 1 : 0;
       const long base = lanes.tau[j] - first_slot;
       if (in_reduce <= p - 2) recv_at[base + in_reduce] = 2 * j, ++ops;
       if (out_reduce <= p - 2) send_at[base + out_reduce] = j, ++ops;

@@ -2,6 +2,8 @@
 // arrival patterns; the imbalance-aware ones reduce to their baselines for equal arrivals.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <random>
 
 #include "schedule/registry.hpp"
@@ -97,6 +99,39 @@ TEST(ImbalanceAware, EqualArrivalsGiveTheBaseline) {
 TEST(ImbalanceAware, ArrivalOrderBreaksTiesByRank) {
   EXPECT_EQ(arrival_order(4, {1.0, 0.5, 1.0, 0.5}), (std::vector<int>{1, 3, 0, 2}));
   EXPECT_EQ(arrival_order(3, {}), (std::vector<int>{0, 1, 2}));
+}
+
+// From 256 ranks the order comes from merging a few ascending runs or a radix sort of the times'
+// bits: the same order as sorting (time, rank) pairs, for every kind of pattern (ties, negative
+// times, -0.0 and 0.0, huge and tiny values, one late rank, a few runs).
+TEST(ImbalanceAware, ArrivalOrderAtScaleIsTheSortedOrder) {
+  std::mt19937_64 rng(7);
+  auto sorted_order = [](const std::vector<double>& a) {
+    std::vector<std::pair<double, int>> k;
+    for (int r = 0; r < static_cast<int>(a.size()); ++r) k.push_back({a[r], r});
+    std::sort(k.begin(), k.end());
+    std::vector<int> o;
+    for (const auto& [t, r] : k) o.push_back(r);
+    return o;
+  };
+  for (int p : {255, 256, 257, 1000, 4096}) {
+    for (int kind = 0; kind < 8; ++kind) {
+      std::vector<double> a(static_cast<size_t>(p), 0.0);
+      for (int r = 0; r < p; ++r) {
+        switch (kind) {
+          case 0: a[r] = std::uniform_real_distribution<double>(0, 1e-3)(rng); break;
+          case 1: a[r] = static_cast<double>(rng() % 5) * 1e-4; break;  // many ties
+          case 2: a[r] = std::uniform_real_distribution<double>(-1, 1)(rng); break;
+          case 3: a[r] = r % 3 == 0 ? -0.0 : (r % 3 == 1 ? 0.0 : -1e-300); break;
+          case 4: a[r] = r == p / 3 ? 0.02 : 0.0; break;  // one late
+          case 5: a[r] = r % 2 ? 1e300 : 1e-300; break;
+          case 6: a[r] = static_cast<double>(r % (p / 5)) * 1e-5; break;  // a few ascending runs
+          case 7: a[r] = r < p / 2 ? 1e-3 : 0.0; break;  // two runs, the second wholly earlier
+        }
+      }
+      EXPECT_EQ(arrival_order(p, a), sorted_order(a)) << "p=" << p << " kind=" << kind;
+    }
+  }
 }
 
 TEST(ImbalanceAware, HugeAndTinyDelaysStayCheap) {
