@@ -291,7 +291,7 @@ extern "C" int papcoll_allgatherv(const void* sendbuf, int sendcount, MPI_Dataty
                                   void* recvbuf, const int* recvcounts, const int* displs,
                                   MPI_Datatype recvtype, MPI_Comm comm,
                                   const papcoll_options* opt) {
-  const double entry_time = papcoll::prediction::steady_seconds();
+  const double entry_time = papcoll::entry_clock(opt);  // before anything else
   return papcoll::guarded_call(papcoll::kWho, [&] {
     papcoll::AllgathervCall d(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
     return papcoll::run_collective(papcoll::kWho, papcoll::Collective::allgatherv, d, opt, comm,

@@ -81,8 +81,7 @@ class AllreduceCall final : public ReductionCall {
 extern "C" int papcoll_allreduce(const void* sendbuf, void* recvbuf, int count,
                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                  const papcoll_options* opt) {
-  // The arrival time, for the monitor's history, before anything else.
-  const double entry_time = papcoll::prediction::steady_seconds();
+  const double entry_time = papcoll::entry_clock(opt);  // before anything else
   return papcoll::guarded_call(papcoll::kWho, [&] {
     papcoll::AllreduceCall d(sendbuf, recvbuf, count, datatype, op);
     return papcoll::run_collective(papcoll::kWho, papcoll::Collective::allreduce, d, opt, comm,

@@ -140,7 +140,7 @@ class BcastCall final : public CollectiveDescription {
 
 extern "C" int papcoll_bcast(void* buffer, int count, MPI_Datatype datatype, int root,
                              MPI_Comm comm, const papcoll_options* opt) {
-  const double entry_time = papcoll::prediction::steady_seconds();
+  const double entry_time = papcoll::entry_clock(opt);  // before anything else
   return papcoll::guarded_call(papcoll::kWho, [&] {
     papcoll::BcastCall d(buffer, count, datatype, root);
     return papcoll::run_collective(papcoll::kWho, papcoll::Collective::bcast, d, opt, comm,

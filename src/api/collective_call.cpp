@@ -32,7 +32,10 @@ void CollectiveCall::record_network(const NetworkParams& comm_params, const Cost
 }
 
 GammaClass gamma_class_of(MPI_Datatype t) {
+  // The common types first: every reduction call asks (about 20 handle compares for a double).
+  if (t == MPI_DOUBLE) return GammaClass::float64;
   if (t == MPI_FLOAT) return GammaClass::float32;
+  if (t == MPI_INT || t == MPI_LONG || t == MPI_LONG_LONG) return GammaClass::integer;
   for (MPI_Datatype i : {MPI_INT, MPI_UNSIGNED, MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_LONG,
                          MPI_UNSIGNED_LONG_LONG, MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_CHAR,
                          MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE, MPI_INT8_T, MPI_INT16_T,

@@ -113,8 +113,7 @@ class ReduceCall final : public ReductionCall {
 extern "C" int papcoll_reduce(const void* sendbuf, void* recvbuf, int count,
                               MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
                               const papcoll_options* opt) {
-  // The arrival time, for the monitor's history, before anything else.
-  const double entry_time = papcoll::prediction::steady_seconds();
+  const double entry_time = papcoll::entry_clock(opt);  // before anything else
   return papcoll::guarded_call(papcoll::kWho, [&] {
     papcoll::ReduceCall d(sendbuf, recvbuf, count, datatype, op, root);
     return papcoll::run_collective(papcoll::kWho, papcoll::Collective::reduce, d, opt, comm,

@@ -187,7 +187,7 @@ extern "C" int papcoll_scatterv(const void* sendbuf, const int* sendcounts, cons
                                 MPI_Datatype recvtype, int root, MPI_Comm comm,
                                 const papcoll_options* opt) {
   constexpr const char* kWho = "papcoll_scatterv";
-  const double entry_time = papcoll::prediction::steady_seconds();
+  const double entry_time = papcoll::entry_clock(opt);  // before anything else
   return papcoll::guarded_call(kWho, [&] {
     papcoll::ScatterGatherCall d(
         papcoll::Direction::scatter,
@@ -202,7 +202,7 @@ extern "C" int papcoll_gatherv(const void* sendbuf, int sendcount, MPI_Datatype 
                                MPI_Datatype recvtype, int root, MPI_Comm comm,
                                const papcoll_options* opt) {
   constexpr const char* kWho = "papcoll_gatherv";
-  const double entry_time = papcoll::prediction::steady_seconds();
+  const double entry_time = papcoll::entry_clock(opt);  // before anything else
   return papcoll::guarded_call(kWho, [&] {
     papcoll::ScatterGatherCall d(
         papcoll::Direction::gather,
