@@ -9,11 +9,11 @@
 // every slot is read with loads (no MPI call, so the watchdog's thread needs no thread level);
 // otherwise it is MPI_Win_allocate under MPI_Win_lock_all, read with MPI_Get (the watchdog's
 // thread then needs MPI_THREAD_MULTIPLE). A reader copies a slot twice and accepts the copy when
-// both agree (a slot may change while it is copied); descriptors carry their call number, written
-// last, in a ring of four, so a rank that moved on to the next calls still shows the descriptor of
-// the one a late refusing rank asks about. A descriptor holds for a run of calls (seq..last): a
-// call whose descriptor equals the previous call's only extends the run (one store), since tight
-// loops repeat one call.
+// both agree (a slot may change while it is copied). A descriptor holds for a run of calls
+// (seq..last, seq written last): a call whose descriptor equals the previous call's only extends
+// the run (one store), since tight loops repeat one call; the slot keeps the latest four runs, so
+// a rank that moved on to the next calls still shows the descriptor of the one a late refusing
+// rank asks about.
 #pragma once
 
 #include <mpi.h>
