@@ -14,12 +14,6 @@ BlockSet::BlockSet(const std::vector<int>& ids) {
   for (int b : sorted) append(b);
 }
 
-BlockSet BlockSet::range(int first, int last) {
-  BlockSet s;
-  s.append_range(first, last);
-  return s;
-}
-
 void BlockSet::append_range(int first, int last) {
   if (last <= first) return;
   if (empty()) {

@@ -37,8 +37,12 @@ class BlockSet {
   // Any order; duplicates are dropped.
   BlockSet(std::initializer_list<int> ids);
   explicit BlockSet(const std::vector<int>& ids);
-  // [first, last); empty when last <= first.
-  static BlockSet range(int first, int last);
+  // [first, last); empty when last <= first. Inline: generators make one per op.
+  static BlockSet range(int first, int last) {
+    BlockSet s;
+    if (last > first) s.head_ = {first, last - first};
+    return s;
+  }
 
   // Appends ids above every id already held (ascending construction, O(1)).
   void append(int b) { append_range(b, b + 1); }

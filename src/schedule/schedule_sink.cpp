@@ -13,15 +13,10 @@ ScheduleSink::ScheduleSink(int p, int first, int last) : p_(p), first_(first), l
   ranks_.resize(static_cast<size_t>(last - first));
 }
 
-void ScheduleSink::add(int rank, int64_t round, Op op) {
+void ScheduleSink::misuse(int rank, const Op& op) const {
   if (!wants(rank)) throw std::logic_error("ScheduleSink: an op for a rank not asked for");
-  if (op.peer == rank) throw std::logic_error("schedule transfer from a rank to itself");
-  RankOps& r = ranks_[static_cast<size_t>(rank - first_)];
-  if (r.ordered && (r.rs.steps.empty() || round >= r.rs.steps.back().round)) {
-    r.rs.add(round, std::move(op));
-    return;
-  }
-  add_unordered(r, round, std::move(op));
+  (void)op;
+  throw std::logic_error("schedule transfer from a rank to itself");
 }
 
 void ScheduleSink::add_unordered(RankOps& r, int64_t round, Op op) {
@@ -41,15 +36,6 @@ void ScheduleSink::reserve(int rank, size_t ops) {
   r.rs.steps.reserve(ops);
 }
 
-void ScheduleSink::send(int rank, int64_t round, int to, BlockSet blocks) {
-  if (blocks.empty()) return;
-  add(rank, round, Op{OpKind::send, to, std::move(blocks), Combine::none});
-}
-
-void ScheduleSink::recv(int rank, int64_t round, int from, BlockSet blocks, Combine combine) {
-  if (blocks.empty()) return;
-  add(rank, round, Op{OpKind::recv, from, std::move(blocks), combine});
-}
 
 void ScheduleSink::transfer(int64_t round, int from, int to, const BlockSet& blocks,
                             Combine combine) {

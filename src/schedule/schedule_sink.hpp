@@ -30,8 +30,15 @@ class ScheduleSink {
 
   // One end of a message at `rank` (which must be wanted). An empty block set adds nothing.
   // Ops may come in any round order; ops of one round keep the order they came in.
-  void send(int rank, int64_t round, int to, BlockSet blocks);
-  void recv(int rank, int64_t round, int from, BlockSet blocks, Combine combine);
+  // Inline: at scale a rank's part is thousands of ops, each through here.
+  void send(int rank, int64_t round, int to, BlockSet blocks) {
+    if (blocks.empty()) return;
+    add(rank, round, Op{OpKind::send, to, std::move(blocks), Combine::none});
+  }
+  void recv(int rank, int64_t round, int from, BlockSet blocks, Combine combine) {
+    if (blocks.empty()) return;
+    add(rank, round, Op{OpKind::recv, from, std::move(blocks), combine});
+  }
   // Both ends of a message, each kept when its rank is wanted.
   void transfer(int64_t round, int from, int to, const BlockSet& blocks, Combine combine);
 
@@ -49,7 +56,17 @@ class ScheduleSink {
     bool ordered = true;
     std::vector<int64_t> rounds;  // per op, once !ordered
   };
-  void add(int rank, int64_t round, Op op);
+  void add(int rank, int64_t round, Op op) {
+    if (!wants(rank) || op.peer == rank) [[unlikely]]
+      misuse(rank, op);
+    RankOps& r = ranks_[static_cast<size_t>(rank - first_)];
+    if (r.ordered && (r.rs.steps.empty() || round >= r.rs.steps.back().round)) {
+      r.rs.add(round, std::move(op));
+      return;
+    }
+    add_unordered(r, round, std::move(op));
+  }
+  [[noreturn]] void misuse(int rank, const Op& op) const;
   void add_unordered(RankOps& r, int64_t round, Op op);
 
   int p_, first_, last_;
