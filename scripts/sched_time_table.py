@@ -60,7 +60,10 @@ def main():
                 if p > largest:
                     cells.append("-")
                     continue
-                calls = 3 if p >= 4096 or "clairvoyant" in label else 11
+                # 11 calls: the median is a call in a running process, whose allocator reuses
+                # freed memory; the first of a process also pays the kernel's first touch of every
+                # page (at p = 16384 about twice the time). Clairvoyant's first calls take seconds.
+                calls = 3 if "clairvoyant" in label else 11
                 # Rank 0 and a middle rank (the root of a rooted collective is rank 0): the slower.
                 r = max((run(sched, args, p, pattern, rank, calls) for rank in (0, p // 2 + 1)),
                         key=lambda x: x["first_call_us"])
