@@ -10,7 +10,7 @@
 namespace papcoll {
 namespace {
 
-constexpr const char* kWho = "papcoll_allreduce";
+constexpr const char* kAllreduceWho = "papcoll_allreduce";
 
 class AllreduceCall final : public ReductionCall {
  public:
@@ -83,9 +83,9 @@ extern "C" int papcoll_allreduce(const void* sendbuf, void* recvbuf, int count,
                                  const papcoll_options* opt) {
   // The arrival time, for the monitor's history, before anything else.
   const double entry_time = papcoll::prediction::steady_seconds();
-  return papcoll::guarded_call(papcoll::kWho, [&] {
+  return papcoll::guarded_call(papcoll::kAllreduceWho, [&] {
     papcoll::AllreduceCall d(sendbuf, recvbuf, count, datatype, op);
-    return papcoll::run_collective(papcoll::kWho, papcoll::Collective::allreduce, d, opt, comm,
-                                   entry_time);
+    return papcoll::run_collective(papcoll::kAllreduceWho, papcoll::Collective::allreduce, d, opt,
+                                   comm, entry_time);
   });
 }
