@@ -6,14 +6,25 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# Each stage's wall time, so that the suite's budget (15 minutes on a 2-core machine) can be
+# checked stage by stage.
+stage_start=$SECONDS
+stage_done() {
+  echo "== $1: $((SECONDS - stage_start)) s (suite so far: $SECONDS s)"
+  stage_start=$SECONDS
+}
 bash scripts/setup.sh
+stage_done "setup"
 bash scripts/build.sh build
+stage_done "main build"
 (cd build && ctest --output-on-failure --timeout 300 -j 2)
+stage_done "ctest (main build)"
 
 if [[ "${PAPCOLL_SKIP_PYTHON:-0}" != 1 ]]; then
   # The Python package: pip install . into build-py/venv, pytest under mpirun (np 4 and 1), a
   # smoke run of examples/train_digits.py (docs/python.md).
   timeout 600 bash scripts/test_python.sh
+  stage_done "python"
 fi
 
 if [[ "${PAPCOLL_SKIP_SANITIZERS:-0}" != 1 ]]; then
@@ -31,12 +42,14 @@ if [[ "${PAPCOLL_SKIP_SANITIZERS:-0}" != 1 ]]; then
       >/dev/null
   fi
   ninja -C build-asan papcoll-unit-tests "${asan_mpi_tests[@]}" >/dev/null
+  stage_done "sanitizer build (address,undefined)"
   export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
   build-asan/bin/papcoll-unit-tests --gtest_brief=1 \
     --gtest_filter='All/AllreduceGenerators.*:Verifier.*:CostModel.*:ImbalanceAware.*:SinglePort.*:Predictor.*:HistoryTable.*:Estimate.*:Sanitize.*:PatternError.*:ReduceRegistry.*:CirculantTables.*:BcastBaselines.*:AllgathervBaselines.*:LinkModel*:ScatterGather*-*VerifyForEveryPAndDefaultBlocks*:BcastBaselines.Verify'
   # Open MPI's own allocations are reported as leaks at exit, so leak checking is off for MPI runs.
   (cd build-asan && ASAN_OPTIONS=detect_leaks=0 \
     ctest --output-on-failure --timeout 300 -j 2 -R '^test_(allreduce|allreduce_errors|allreduce_types|executor|reduce|bcast|allgatherv|monitor_lifecycle|monitor_concurrent_free)_np(1|2|3|4)$')
+  stage_done "sanitizer tests (address,undefined)"
 fi
 
 if [[ "${PAPCOLL_SKIP_SANITIZERS:-0}" != 1 && "${PAPCOLL_SKIP_TSAN:-0}" != 1 ]]; then
@@ -48,17 +61,19 @@ if [[ "${PAPCOLL_SKIP_SANITIZERS:-0}" != 1 && "${PAPCOLL_SKIP_TSAN:-0}" != 1 ]];
       >/dev/null
   fi
   ninja -C build-tsan papcoll "${monitor_tests[@]}" >/dev/null
+  stage_done "sanitizer build (thread)"
   # Open MPI, PMIx and libevent are not instrumented: their reports are suppressed (the file
   # explains why and what that hides); papcoll's own frames are checked. exitcode=66 on a report.
   (cd build-tsan && TSAN_OPTIONS="suppressions=$PWD/../tests/tsan-openmpi.supp halt_on_error=0 exitcode=66" \
     ctest --output-on-failure --timeout 300 -j 2 -R '^test_monitor' -E '_np(5|8)$')
+  stage_done "sanitizer tests (thread)"
 fi
 
 if [[ "${PAPCOLL_SKIP_SMPI:-0}" != 1 ]]; then
   # The SimGrid SMPI build and one short simulated run per operation at 16 ranks (docs/smpi.md),
   # so that the simulated-cluster path keeps building and giving correct results.
   echo "== SimGrid SMPI build and smoke test"
-  smpi_start=$SECONDS
   PAPCOLL_SMPI_BUILD_TYPE=Debug bash sim/smoke.sh build-smpi-debug
-  echo "== SimGrid SMPI stage: $((SECONDS - smpi_start)) s"
+  stage_done "SimGrid SMPI build and smoke test"
 fi
+echo "== the whole suite: $SECONDS s"

@@ -31,8 +31,8 @@
 namespace papcoll {
 namespace {
 
-constexpr const char* kWho = "papcoll_allgatherv";
-constexpr int kOwnTag = 1;  // the self-message that places a rank's own portion
+constexpr const char* kAllgathervWho = "papcoll_allgatherv";
+constexpr int kOwnPortionTag = 1;  // the self-message that places a rank's own portion
 
 // Places this rank's contribution at its displacement in recvbuf. With identical datatypes a
 // plain copy; otherwise MPI converts between the two (matching type signatures) in a message to
@@ -43,8 +43,9 @@ MpiStatus place_own(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
   void* dst = recv_layout.at(recvbuf, displ);
   if (sendtype == recvtype && sendcount == recvcount)
     return copy_elements(dst, sendbuf, recvcount, recv_layout, ctx.comm);
-  return mpi_check(MPI_Sendrecv(sendbuf, sendcount, sendtype, ctx.rank, kOwnTag, dst, recvcount,
-                                recvtype, ctx.rank, kOwnTag, ctx.comm, MPI_STATUS_IGNORE),
+  return mpi_check(MPI_Sendrecv(sendbuf, sendcount, sendtype, ctx.rank, kOwnPortionTag, dst,
+                                recvcount, recvtype, ctx.rank, kOwnPortionTag, ctx.comm,
+                                MPI_STATUS_IGNORE),
                    "MPI_Sendrecv");
 }
 
@@ -292,9 +293,9 @@ extern "C" int papcoll_allgatherv(const void* sendbuf, int sendcount, MPI_Dataty
                                   MPI_Datatype recvtype, MPI_Comm comm,
                                   const papcoll_options* opt) {
   const double entry_time = papcoll::entry_clock(opt);  // before anything else
-  return papcoll::guarded_call(papcoll::kWho, [&] {
+  return papcoll::guarded_call(papcoll::kAllgathervWho, [&] {
     papcoll::AllgathervCall d(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
-    return papcoll::run_collective(papcoll::kWho, papcoll::Collective::allgatherv, d, opt, comm,
-                                   entry_time);
+    return papcoll::run_collective(papcoll::kAllgathervWho, papcoll::Collective::allgatherv, d, opt,
+                                   comm, entry_time);
   });
 }

@@ -10,7 +10,7 @@
 namespace papcoll {
 namespace {
 
-constexpr const char* kWho = "papcoll_allreduce";
+constexpr const char* kAllreduceWho = "papcoll_allreduce";
 
 class AllreduceCall final : public ReductionCall {
  public:
@@ -82,9 +82,9 @@ extern "C" int papcoll_allreduce(const void* sendbuf, void* recvbuf, int count,
                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                  const papcoll_options* opt) {
   const double entry_time = papcoll::entry_clock(opt);  // before anything else
-  return papcoll::guarded_call(papcoll::kWho, [&] {
+  return papcoll::guarded_call(papcoll::kAllreduceWho, [&] {
     papcoll::AllreduceCall d(sendbuf, recvbuf, count, datatype, op);
-    return papcoll::run_collective(papcoll::kWho, papcoll::Collective::allreduce, d, opt, comm,
-                                   entry_time);
+    return papcoll::run_collective(papcoll::kAllreduceWho, papcoll::Collective::allreduce, d, opt,
+                                   comm, entry_time);
   });
 }

@@ -23,7 +23,7 @@
 namespace papcoll {
 namespace {
 
-constexpr const char* kWho = "papcoll_bcast";
+constexpr const char* kBcastWho = "papcoll_bcast";
 
 class BcastCall final : public CollectiveDescription {
  public:
@@ -141,9 +141,9 @@ class BcastCall final : public CollectiveDescription {
 extern "C" int papcoll_bcast(void* buffer, int count, MPI_Datatype datatype, int root,
                              MPI_Comm comm, const papcoll_options* opt) {
   const double entry_time = papcoll::entry_clock(opt);  // before anything else
-  return papcoll::guarded_call(papcoll::kWho, [&] {
+  return papcoll::guarded_call(papcoll::kBcastWho, [&] {
     papcoll::BcastCall d(buffer, count, datatype, root);
-    return papcoll::run_collective(papcoll::kWho, papcoll::Collective::bcast, d, opt, comm,
+    return papcoll::run_collective(papcoll::kBcastWho, papcoll::Collective::bcast, d, opt, comm,
                                    entry_time);
   });
 }

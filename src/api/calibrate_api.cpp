@@ -10,18 +10,19 @@
 namespace papcoll {
 namespace {
 
-constexpr const char* kWho = "papcoll_calibrate";
+constexpr const char* kCalibrateWho = "papcoll_calibrate";
 
 int calibrate(MPI_Comm comm, const papcoll_options* user_opt) {
   // check_comm: not null, not an intercommunicator; the options only for alpha, beta, gamma.
-  CollectiveCall call(kWho, Collective::allreduce);
+  CollectiveCall call(kCalibrateWho, Collective::allreduce);
   PAPCOLL_TRY(call.check_comm(comm));
   papcoll_options opt;
   if (std::string error; !read_user_options(user_opt, &opt, &error))
-    return fail(PAPCOLL_ERR_ARG, std::string(kWho) + ": " + error);
+    return fail(PAPCOLL_ERR_ARG, std::string(kCalibrateWho) + ": " + error);
   for (double v : {opt.alpha, opt.beta, opt.gamma})
     if (!std::isfinite(v))
-      return fail(PAPCOLL_ERR_ARG, std::string(kWho) + ": alpha, beta or gamma is not finite");
+      return fail(PAPCOLL_ERR_ARG,
+                  std::string(kCalibrateWho) + ": alpha, beta or gamma is not finite");
   CommContext* ctx = nullptr;
   if (MpiStatus s = comm_context(comm, &ctx); !s.ok()) return call.mpi_error(s);
   NetworkParams n;
@@ -33,7 +34,7 @@ int calibrate(MPI_Comm comm, const papcoll_options* user_opt) {
     n.nodes = ctx->network_known ? ctx->network.nodes : 1;
     n.source = NetworkSource::options;
   } else if (call.p() > 1) {
-    PAPCOLL_TRY(calibrate_network(ctx->comm, kWho, &n));
+    PAPCOLL_TRY(calibrate_network(ctx->comm, kCalibrateWho, &n));
   }
   ctx->network = n;
   ctx->network_known = true;
@@ -45,5 +46,6 @@ int calibrate(MPI_Comm comm, const papcoll_options* user_opt) {
 }  // namespace papcoll
 
 extern "C" int papcoll_calibrate(MPI_Comm comm, const papcoll_options* opt) {
-  return papcoll::guarded_call(papcoll::kWho, [&] { return papcoll::calibrate(comm, opt); });
+  return papcoll::guarded_call(papcoll::kCalibrateWho,
+                               [&] { return papcoll::calibrate(comm, opt); });
 }

@@ -12,7 +12,7 @@
 namespace papcoll {
 namespace {
 
-constexpr const char* kWho = "papcoll_reduce";
+constexpr const char* kReduceWho = "papcoll_reduce";
 
 // Clairvoyant splits arrivals into whole rounds of d and refuses more than about 1e15 of them;
 // far before that the schedule is one process at a time anyway. A coarser d keeps every
@@ -114,9 +114,9 @@ extern "C" int papcoll_reduce(const void* sendbuf, void* recvbuf, int count,
                               MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
                               const papcoll_options* opt) {
   const double entry_time = papcoll::entry_clock(opt);  // before anything else
-  return papcoll::guarded_call(papcoll::kWho, [&] {
+  return papcoll::guarded_call(papcoll::kReduceWho, [&] {
     papcoll::ReduceCall d(sendbuf, recvbuf, count, datatype, op, root);
-    return papcoll::run_collective(papcoll::kWho, papcoll::Collective::reduce, d, opt, comm,
+    return papcoll::run_collective(papcoll::kReduceWho, papcoll::Collective::reduce, d, opt, comm,
                                    entry_time);
   });
 }

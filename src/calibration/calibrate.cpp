@@ -64,7 +64,7 @@ CalibrationSettings read_settings() {
 
 // Earlier results in this process, by key (PAPCOLL_CALIBRATION=auto): a second communicator over
 // the same hosts and size measures nothing.
-std::mutex g_mutex;
+std::mutex g_known_mutex;
 std::map<std::uint64_t, NetworkParams> g_known;
 
 void warn(const std::string& text) { std::fprintf(stderr, "papcoll: %s\n", text.c_str()); }
@@ -173,7 +173,7 @@ bool decide_without_measuring(const CalibrationSettings& set, int p, int nodes,
   }
   if (set.mode != CalibrationMode::automatic) return false;
   {
-    std::lock_guard<std::mutex> lock(g_mutex);
+    std::lock_guard<std::mutex> lock(g_known_mutex);
     if (const auto it = g_known.find(key.hash); it != g_known.end()) {
       *out = it->second;
       out->seconds = 0;
@@ -262,7 +262,7 @@ int calibrate_network(MPI_Comm comm, const char* who, NetworkParams* out) {
       return mpi(s);
     if (rank == 0) {
       {
-        std::lock_guard<std::mutex> lock(g_mutex);
+        std::lock_guard<std::mutex> lock(g_known_mutex);
         g_known[key.hash] = n;
       }
       std::string why;

@@ -21,7 +21,7 @@ SharedWindow* CommContext::shared_window(int64_t blocks, int64_t data_bytes) {
 
 namespace {
 
-std::mutex g_mutex;
+std::mutex g_open_mutex;
 // Contexts whose duplicate has not been freed yet, in the order they were created: freeing a
 // window is collective, so every rank frees them in the same order.
 std::vector<CommContext*> g_open;
@@ -34,7 +34,7 @@ void free_duplicate(CommContext* ctx) {
 int delete_context(MPI_Comm, int, void* attr, void*) {
   auto* ctx = static_cast<CommContext*>(attr);
   {
-    std::lock_guard<std::mutex> lock(g_mutex);
+    std::lock_guard<std::mutex> lock(g_open_mutex);
     g_open.erase(std::remove(g_open.begin(), g_open.end(), ctx), g_open.end());
   }
   free_duplicate(ctx);
@@ -46,7 +46,7 @@ int delete_context(MPI_Comm, int, void* attr, void*) {
 // MPI_COMM_WORLD are deleted later (when freeing a communicator may no longer be allowed) or
 // never. So the duplicates are freed here, and delete_context then only releases memory.
 int finalize_hook(MPI_Comm, int, void*, void*) {
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::mutex> lock(g_open_mutex);
   for (CommContext* ctx : g_open) free_duplicate(ctx);
   g_open.clear();
   return MPI_SUCCESS;
@@ -102,7 +102,7 @@ MpiStatus comm_context(MPI_Comm user_comm, CommContext** out) {
     return s;
   }
   {
-    std::lock_guard<std::mutex> lock(g_mutex);
+    std::lock_guard<std::mutex> lock(g_open_mutex);
     g_open.push_back(ctx.get());
   }
   *out = ctx.release();

@@ -6,7 +6,7 @@
 namespace papcoll {
 namespace {
 
-constexpr int kOwnTag = 1;  // the root's self-message that converts its own portion
+constexpr int kRootPortionTag = 1;  // the root's self-message that converts its own portion
 
 // Which blocks this rank's steps send or receive.
 std::vector<char> touched_blocks(const RankSchedule& rs, int p) {
@@ -104,8 +104,9 @@ MpiStatus convert_portion(void* dst, int dst_count, const DatatypeLayout& dst_l,
   if (static_cast<long long>(dst_count) * dst_l.size == 0) return {};
   if (dst_l.type == src_l.type && dst_count == src_count)
     return copy_elements(dst, src, dst_count, dst_l, ctx.comm);
-  return mpi_check(MPI_Sendrecv(src, src_count, src_l.type, ctx.rank, kOwnTag, dst, dst_count,
-                                dst_l.type, ctx.rank, kOwnTag, ctx.comm, MPI_STATUS_IGNORE),
+  return mpi_check(MPI_Sendrecv(src, src_count, src_l.type, ctx.rank, kRootPortionTag, dst,
+                                dst_count, dst_l.type, ctx.rank, kRootPortionTag, ctx.comm,
+                                MPI_STATUS_IGNORE),
                    "MPI_Sendrecv");
 }
 

@@ -16,10 +16,10 @@ std::atomic<std::uint64_t> g_generation{0};
 
 namespace {
 
-std::mutex g_mutex;                   // the registry below
-std::vector<CommObserver*> g_live;    // in the order they were made
-std::vector<CommData> g_retired;      // the report records of freed communicators
-long long g_made = 0;                 // observers this process made (part of the ids)
+std::mutex g_observers_mutex;        // the registry below
+std::vector<CommObserver*> g_live;   // in the order they were made
+std::vector<CommData> g_retired;     // the report records of freed communicators
+long long g_made = 0;                // observers this process made (part of the ids)
 bool g_finalized = false;
 
 CommData snapshot(const CommObserver& o, bool freed) {
@@ -51,7 +51,7 @@ int delete_observer(MPI_Comm, int, void* attr, void*) {
   g_generation.fetch_add(1, std::memory_order_acq_rel);
   bool finalized = false;
   {
-    std::lock_guard<std::mutex> lock(g_mutex);
+    std::lock_guard<std::mutex> lock(g_observers_mutex);
     finalized = g_finalized;
     const auto it = std::find(g_live.begin(), g_live.end(), o);
     if (it != g_live.end()) {
@@ -93,8 +93,8 @@ void warn_once(const char* what, const std::string& why) {
 
 }  // namespace
 
-RegistryLock::RegistryLock() { g_mutex.lock(); }
-RegistryLock::~RegistryLock() { g_mutex.unlock(); }
+RegistryLock::RegistryLock() { g_observers_mutex.lock(); }
+RegistryLock::~RegistryLock() { g_observers_mutex.unlock(); }
 std::vector<CommObserver*>& live_observers() { return g_live; }
 
 CommObserver* find_observer_slow(MPI_Comm comm, std::uint64_t generation) {
@@ -174,7 +174,7 @@ CommObserver* make_observer(MPI_Comm comm) {
   }
   CommObserver* made = o.release();
   {
-    std::lock_guard<std::mutex> lock(g_mutex);
+    std::lock_guard<std::mutex> lock(g_observers_mutex);
     g_live.push_back(made);
   }
   g_generation.fetch_add(1, std::memory_order_acq_rel);
@@ -183,7 +183,7 @@ CommObserver* make_observer(MPI_Comm comm) {
 }
 
 std::vector<CommData> report_snapshot() {
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::mutex> lock(g_observers_mutex);
   std::vector<CommData> out = g_retired;
   for (const CommObserver* o : g_live)
     if (o->record != nullptr) out.push_back(snapshot(*o, false));
@@ -192,7 +192,7 @@ std::vector<CommData> report_snapshot() {
 
 void finalize(bool every_process) {
   {
-    std::lock_guard<std::mutex> lock(g_mutex);
+    std::lock_guard<std::mutex> lock(g_observers_mutex);
     if (g_finalized) return;
   }
   const ObserveConfig& cfg = config();
@@ -201,7 +201,7 @@ void finalize(bool every_process) {
     int world = 0;
     PMPI_Comm_size(MPI_COMM_WORLD, &world);
     {
-      std::lock_guard<std::mutex> lock(g_mutex);
+      std::lock_guard<std::mutex> lock(g_observers_mutex);
       for (const CommObserver* o : g_live) world_observed = world_observed || o->size == world;
     }
     if (world_observed)
@@ -215,7 +215,7 @@ void finalize(bool every_process) {
   stop_watchdog();
   std::vector<CommObserver*> live;
   {
-    std::lock_guard<std::mutex> lock(g_mutex);
+    std::lock_guard<std::mutex> lock(g_observers_mutex);
     g_finalized = true;
     live = g_live;
   }

@@ -21,7 +21,7 @@
 namespace papcoll::observe {
 namespace {
 
-std::mutex g_mutex;
+std::mutex g_watchdog_mutex;
 std::condition_variable g_cv;
 std::thread g_thread;
 bool g_started = false, g_stop = false;
@@ -168,7 +168,7 @@ void thread_main() {
   const bool can_get = provided == MPI_THREAD_MULTIPLE;
   // A few looks per timeout, at least every 0.25 s: the line comes within timeout + 0.25 s.
   const double period = std::clamp(config().timeout / 8, 0.01, 0.25);
-  std::unique_lock<std::mutex> lock(g_mutex);
+  std::unique_lock<std::mutex> lock(g_watchdog_mutex);
   while (!g_stop) {
     g_cv.wait_for(lock, std::chrono::duration<double>(period));
     if (g_stop) break;
@@ -182,7 +182,7 @@ void thread_main() {
 
 void start_watchdog() {
 #ifndef PAPCOLL_SMPI
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::mutex> lock(g_watchdog_mutex);
   if (g_started) return;
   g_started = true;
   g_thread = std::thread(thread_main);
@@ -197,7 +197,7 @@ void call_completed(CommObserver& o, std::uint64_t seq) {
 
 void stop_watchdog() {
   {
-    std::lock_guard<std::mutex> lock(g_mutex);
+    std::lock_guard<std::mutex> lock(g_watchdog_mutex);
     if (!g_started || g_stop) return;
     g_stop = true;
   }

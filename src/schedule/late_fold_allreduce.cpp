@@ -29,7 +29,7 @@
 namespace papcoll {
 namespace {
 
-constexpr int kMaxLate = 8;
+constexpr int kAllreduceMaxLate = 8;
 
 // PRR as late-fold runs it: on the call's blocks when they are whole chunks (PRR's slots are then
 // the plan's), else on the call's input as it is.
@@ -71,7 +71,7 @@ Rounds rounds_of(const EarlyReduce& early, const FoldCirculant& c, const ResultS
 // takes its rounds at one reduced block each; the broadcast starts when the relay has its sum and
 // the root has the chain's first block, one reduced block per round (the relay's pace), and a
 // position finishes with its last round.
-double estimate_late(const GeneratorInput& in, const std::vector<int>& order,
+double estimate_allreduce_late(const GeneratorInput& in, const std::vector<int>& order,
                      const std::vector<double>& a, int late) {
   const int p = in.p;
   const CostParams& cp = in.cost;
@@ -114,7 +114,7 @@ double estimate_late(const GeneratorInput& in, const std::vector<int>& order,
 
 // The number of late ranks the schedule treats as late, 0 for PRR: the least estimate on the
 // plan's arrivals.
-int chosen_late(const GeneratorInput& in, const LateFoldPlan& plan) {
+int chosen_allreduce_late(const GeneratorInput& in, const LateFoldPlan& plan) {
   const int p = in.p;
   if (p < 2 || plan.prr.slot.back() == 0) return 0;
   GeneratorInput prr = prr_input(in);
@@ -127,8 +127,8 @@ int chosen_late(const GeneratorInput& in, const LateFoldPlan& plan) {
   }();
   int best = 0;
   double best_time = prr_allreduce_predict(prr);
-  for (int late = 1; late <= max_late(plan, kMaxLate); ++late) {
-    const double t = estimate_late(in, plan.prr.order, plan.quantised, late);
+  for (int late = 1; late <= max_late(plan, kAllreduceMaxLate); ++late) {
+    const double t = estimate_allreduce_late(in, plan.prr.order, plan.quantised, late);
     if (t < best_time) best = late, best_time = t;
   }
   return best;
@@ -165,7 +165,7 @@ void late_fold_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   const int p = in.p;
   if (p == 1) return;
   const LateFoldPlan plan = late_fold_plan(in);
-  const int late = chosen_late(in, plan);
+  const int late = chosen_allreduce_late(in, plan);
   if (late == 0) return emit_prr(in, out);
   // Phase 2 runs the broadcast with small first blocks, phase 1 its reversal with uniform ones
   // (late_fold_runs).
@@ -249,9 +249,9 @@ std::string late_fold_allreduce_arrival_key(const GeneratorInput& in) {
 double late_fold_allreduce_predict(const GeneratorInput& in) {
   if (in.p == 1) return 0;
   const LateFoldPlan plan = late_fold_plan(in);
-  const int late = chosen_late(in, plan);
+  const int late = chosen_allreduce_late(in, plan);
   if (late == 0) return prr_allreduce_predict(prr_input(in));
-  return estimate_late(in, plan.prr.order, estimate::arrivals_of(in), late);
+  return estimate_allreduce_late(in, plan.prr.order, estimate::arrivals_of(in), late);
 }
 
 }  // namespace papcoll

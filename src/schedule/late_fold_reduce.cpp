@@ -22,7 +22,7 @@
 namespace papcoll {
 namespace {
 
-constexpr int kMaxLate = 8;
+constexpr int kReduceMaxLate = 8;
 
 // Who is where: the early group (group[0] the reduce's root if it is early, else the early rank
 // that collects for it), the chain of the other late ranks in arrival order, and whether the root
@@ -54,7 +54,7 @@ int64_t second_phase(const EarlyReduce& early, int late) { return early.rounds +
 // The cost model's mean elapsed time of the schedule with the last `late` ranks late: the early
 // group's Clairvoyant as simulated (a process is done one round after its last transfer), then the
 // chain's blocks one round apart into the root, or into the collector and on to the root.
-double estimate_late(const GeneratorInput& in, const std::vector<int>& order,
+double estimate_reduce_late(const GeneratorInput& in, const std::vector<int>& order,
                      const std::vector<double>& a, int late) {
   const int p = in.p, root = reduce_root(in);
   const BlockRuns runs = late_fold_runs(in.blocks, p, false);
@@ -81,13 +81,13 @@ double estimate_late(const GeneratorInput& in, const std::vector<int>& order,
   return estimate::mean_elapsed(finish, a);
 }
 
-int chosen_late(const GeneratorInput& in, const LateFoldPlan& plan) {
+int chosen_reduce_late(const GeneratorInput& in, const LateFoldPlan& plan) {
   const int p = in.p;
   if (p < 2 || plan.prr.slot.back() == 0) return 0;
   int best = 0;
-  double best_time = estimate_late(in, plan.prr.order, plan.quantised, 0);
-  for (int late = 1; late <= max_late(plan, kMaxLate); ++late) {
-    const double t = estimate_late(in, plan.prr.order, plan.quantised, late);
+  double best_time = estimate_reduce_late(in, plan.prr.order, plan.quantised, 0);
+  for (int late = 1; late <= max_late(plan, kReduceMaxLate); ++late) {
+    const double t = estimate_reduce_late(in, plan.prr.order, plan.quantised, late);
     if (t < best_time) best = late, best_time = t;
   }
   return best;
@@ -102,7 +102,7 @@ void late_fold_reduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   const int n = runs.count();
   auto one = [&](int b) { return runs.set(b); };
   const LateFoldPlan plan = late_fold_plan(in);
-  const int late = chosen_late(in, plan);
+  const int late = chosen_reduce_late(in, plan);
   const Layout l = layout(plan.prr.order, root, late);
   const EarlyReduce early = early_reduce(in, runs, l.group, plan.quantised);
   const int64_t r2 = second_phase(early, late);
@@ -146,7 +146,8 @@ std::string late_fold_reduce_arrival_key(const GeneratorInput& in) {
 double late_fold_reduce_predict(const GeneratorInput& in) {
   if (in.p == 1) return 0;
   const LateFoldPlan plan = late_fold_plan(in);
-  return estimate_late(in, plan.prr.order, estimate::arrivals_of(in), chosen_late(in, plan));
+  return estimate_reduce_late(in, plan.prr.order, estimate::arrivals_of(in),
+                              chosen_reduce_late(in, plan));
 }
 
 }  // namespace papcoll

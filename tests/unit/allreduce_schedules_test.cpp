@@ -13,13 +13,6 @@
 namespace papcoll {
 namespace {
 
-std::vector<double> random_arrivals(std::mt19937_64& rng, int p, double tau) {
-  std::uniform_real_distribution<double> d(0, 3.0 * p * tau);
-  std::vector<double> a(static_cast<size_t>(p));
-  for (double& x : a) x = (rng() % 4 == 0) ? 0.0 : d(rng);
-  return a;
-}
-
 bool same_steps(const Schedule& x, const Schedule& y) {
   return x.p == y.p && x.blocks == y.blocks && canonical(x).ranks == canonical(y).ranks;
 }

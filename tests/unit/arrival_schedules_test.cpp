@@ -34,7 +34,7 @@ const AlgorithmInfo& row(Collective c, const char* name) {
 double whole_message(const GeneratorInput& in) { return in.cost.alpha + in.cost.beta * in.bytes; }
 
 // Arrival patterns in units of one whole-buffer message `m`.
-std::vector<double> pattern(int kind, int p, int root, double m, std::mt19937_64& rng) {
+std::vector<double> pattern_of_kind(int kind, int p, int root, double m, std::mt19937_64& rng) {
   std::vector<double> a(static_cast<size_t>(p), 0.0);
   std::uniform_real_distribution<double> u(0, 1);
   switch (kind) {
@@ -61,7 +61,7 @@ std::vector<double> pattern(int kind, int p, int root, double m, std::mt19937_64
   return a;
 }
 
-GeneratorInput input(int p, int blocks, int root) {
+GeneratorInput input_for(int p, int blocks, int root) {
   GeneratorInput in;
   in.p = p;
   in.blocks = blocks;
@@ -77,9 +77,9 @@ TEST(ArrivalBcast, VerifiesForEveryPEveryRootAndRandomPatterns) {
   std::mt19937_64 rng(19);
   for (int p = 1; p <= 64; ++p)
     for (int root = 0; root < p; ++root) {
-      GeneratorInput in = input(p, 1 + (p + root) % 4, root);
+      GeneratorInput in = input_for(p, 1 + (p + root) % 4, root);
       const int kind = static_cast<int>(rng() % 5);
-      in.arrivals = pattern(kind, p, root, whole_message(in), rng);
+      in.arrivals = pattern_of_kind(kind, p, root, whole_message(in), rng);
       const VerifyResult v = verify_schedule(generate_schedule(a, in));
       ASSERT_TRUE(v.ok) << "p=" << p << " root=" << root << " pattern " << kind << ": " << v.error;
     }
@@ -91,7 +91,7 @@ TEST(ArrivalBcast, NobodyLateIsTheCirculantBroadcast) {
   for (int p = 1; p <= 40; ++p)
     for (int n : {1, 2, 5})
       for (int root : {0, p / 2, p - 1}) {
-        GeneratorInput in = input(p, n, root);
+        GeneratorInput in = input_for(p, n, root);
         EXPECT_EQ(generate_schedule(a, in).ranks, generate_schedule(c, in).ranks) << p;
         in.arrivals.assign(static_cast<size_t>(p), 0.25);  // all at once, any time
         EXPECT_EQ(generate_schedule(a, in).ranks, generate_schedule(c, in).ranks) << p;
@@ -104,8 +104,8 @@ TEST(ArrivalBcast, TheRootLatestIsTheCirculantBroadcast) {
   std::mt19937_64 rng(4);
   for (int p = 2; p <= 40; ++p) {
     const int root = static_cast<int>(rng() % static_cast<uint64_t>(p));
-    GeneratorInput in = input(p, 3, root);
-    in.arrivals = pattern(4, p, root, whole_message(in), rng);
+    GeneratorInput in = input_for(p, 3, root);
+    in.arrivals = pattern_of_kind(4, p, root, whole_message(in), rng);
     EXPECT_EQ(generate_schedule(a, in).ranks, generate_schedule(c, in).ranks) << p;
   }
 }
@@ -114,7 +114,7 @@ TEST(ArrivalBcast, OneLateRankGetsOneMessageFromAnEarlyRank) {
   const AlgorithmInfo& a = row(Collective::bcast, "arrival-aware");
   for (int p : {3, 4, 17, 48, 64})
     for (int n : {1, 4}) {
-      GeneratorInput in = input(p, n, 0);
+      GeneratorInput in = input_for(p, n, 0);
       in.arrivals.assign(static_cast<size_t>(p), 0.0);
       in.arrivals[1] = 20 * whole_message(in);
       const Schedule s = generate_schedule(a, in);
@@ -137,7 +137,7 @@ TEST(ArrivalBcast, OneLateRankGetsOneMessageFromAnEarlyRank) {
 
 TEST(ArrivalBcast, RanksArrivingTogetherGetDistinctServers) {
   for (int p : {16, 40, 64}) {
-    GeneratorInput in = input(p, 2, 3);
+    GeneratorInput in = input_for(p, 2, 3);
     in.arrivals.assign(static_cast<size_t>(p), 0.0);
     const int late = p / 4;
     for (int r = 0; r < late; ++r) in.arrivals[p - 1 - r] = 30 * whole_message(in);
@@ -157,7 +157,7 @@ TEST(ArrivalBcast, LaterLateRanksAreServedByEarlierOnes) {
   // Staggered arrivals far apart: each late rank is served by the previous one (the holder that
   // became free last), so no early rank waits for the latest.
   const int p = 12;
-  GeneratorInput in = input(p, 1, 0);
+  GeneratorInput in = input_for(p, 1, 0);
   in.arrivals.assign(static_cast<size_t>(p), 0.0);
   for (int i = 1; i <= 3; ++i) in.arrivals[p - i] = 20.0 * i * whole_message(in);
   const ArrivalBcastPlan plan = arrival_bcast_plan(in);
@@ -177,9 +177,9 @@ TEST(ArrivalAllgatherv, VerifiesForEveryPAndRandomPatterns) {
     for (int trial = 0; trial < 6; ++trial) {
       // n blocks per rank, or a count that is no multiple of p (origins with fewer blocks).
       const int blocks = trial % 3 == 2 ? std::max(1, p + 1 + trial) : p * (1 + trial % 3);
-      GeneratorInput in = input(p, blocks, -1);
+      GeneratorInput in = input_for(p, blocks, -1);
       const int kind = trial % 5;
-      in.arrivals = pattern(kind, p, -1, whole_message(in), rng);
+      in.arrivals = pattern_of_kind(kind, p, -1, whole_message(in), rng);
       const VerifyResult v = verify_schedule(generate_schedule(a, in));
       ASSERT_TRUE(v.ok) << "p=" << p << " blocks=" << blocks << " pattern " << kind << ": "
                         << v.error;
@@ -191,7 +191,7 @@ TEST(ArrivalAllgatherv, NobodyLateIsTheCirculantAllgatherv) {
   const AlgorithmInfo& c = row(Collective::allgatherv, "circulant");
   for (int p = 1; p <= 40; ++p)
     for (int blocks : {p, 3 * p, p + 2}) {
-      GeneratorInput in = input(p, blocks, -1);
+      GeneratorInput in = input_for(p, blocks, -1);
       EXPECT_EQ(generate_schedule(a, in).ranks, generate_schedule(c, in).ranks) << p;
       in.arrivals.assign(static_cast<size_t>(p), 1.5);
       EXPECT_EQ(generate_schedule(a, in).ranks, generate_schedule(c, in).ranks) << p;
@@ -204,7 +204,7 @@ TEST(ArrivalAllgatherv, OneLateRankBroadcastsItsPortionAndGetsTheRestInOneMessag
   // of the mean there.)
   for (int p : {5, 16, 48}) {
     const int n = 3;
-    GeneratorInput in = input(p, p * n, -1);
+    GeneratorInput in = input_for(p, p * n, -1);
     in.arrivals.assign(static_cast<size_t>(p), 0.0);
     in.arrivals[2] = 40 * whole_message(in);
     const ArrivalAllgathervPlan plan = arrival_allgatherv_plan(in);
@@ -231,7 +231,7 @@ TEST(ArrivalAllgatherv, OneLateRankBroadcastsItsPortionAndGetsTheRestInOneMessag
 
 TEST(ArrivalAllgatherv, AWaveOfLateRanksGetsDistinctHolders) {
   const int p = 32;
-  GeneratorInput in = input(p, p * 2, -1);
+  GeneratorInput in = input_for(p, p * 2, -1);
   in.arrivals.assign(static_cast<size_t>(p), 0.0);
   for (int r : {3, 9, 20, 31}) in.arrivals[r] = 50 * whole_message(in);
   const ArrivalAllgathervPlan plan = arrival_allgatherv_plan(in);
@@ -256,7 +256,7 @@ const AlgorithmInfo* auto_bcast(GeneratorInput in) {
 }
 
 TEST(ArrivalAuto, BcastStaysCirculantWithoutImbalance) {
-  GeneratorInput in = input(48, 1, 0);
+  GeneratorInput in = input_for(48, 1, 0);
   in.bytes = 4 << 20;
   EXPECT_STREQ(auto_bcast(in)->name, "circulant");  // no arrivals
   in.arrivals.assign(48, 0.0);
@@ -275,14 +275,14 @@ TEST(ArrivalAuto, BcastStaysCirculantWithoutImbalance) {
 // Balanced, the circulant broadcast only where the cost model predicts it 10 % faster than the
 // MPI library's usual broadcasts (issue #17: no tax on small balanced broadcasts).
 TEST(ArrivalAuto, BalancedBcastGoesToTheLibraryUnlessTheCirculantPays) {
-  GeneratorInput in = input(4, 1, 0);
+  GeneratorInput in = input_for(4, 1, 0);
   in.bytes = 8;
   EXPECT_EQ(auto_bcast(in), nullptr);  // two rounds of alpha either way: the MPI library
   in.bytes = 1024;
   EXPECT_EQ(auto_bcast(in), nullptr);
   in.bytes = 16 << 20;  // 1.5 n beta (scatter + all-gather) against about n beta
   EXPECT_STREQ(auto_bcast(in)->name, "circulant");
-  GeneratorInput many = input(1024, 1, 0);
+  GeneratorInput many = input_for(1024, 1, 0);
   many.bytes = 16384;
   many.cost.alpha = 22e-6;
   many.cost.beta = 8e-9;
@@ -294,7 +294,7 @@ TEST(ArrivalAuto, BcastTakesTheArrivalAwareRowForOneLateRank) {
   // (48 ranks, 4 MiB, 20 ms would be below one whole-buffer message on these links: balanced.)
   for (auto [p, bytes, delay] : {std::tuple{1024, 16384.0, 5e-3}, std::tuple{48, 4194304.0, 0.2},
                                  std::tuple{4, 1048576.0, 20e-3}}) {
-    GeneratorInput in = input(p, 1, 0);
+    GeneratorInput in = input_for(p, 1, 0);
     in.bytes = bytes;
     in.cost.alpha = 22e-6;
     in.arrivals.assign(static_cast<size_t>(p), 0.0);
@@ -308,7 +308,7 @@ TEST(ArrivalAuto, AllgathervTakesTheArrivalAwareRowOffNodeOnly) {
     g->blocks = default_block_count(a, *g);
     if (!a.uses_arrivals) g->arrivals.clear();
   };
-  GeneratorInput in = input(48, 48, -1);
+  GeneratorInput in = input_for(48, 48, -1);
   in.bytes = 4 << 20;
   in.cost.alpha = 22e-6;
   EXPECT_STREQ(choose_allgatherv(in, false, prepare)->name, "circulant");

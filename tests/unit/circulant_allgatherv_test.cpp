@@ -9,7 +9,7 @@
 namespace papcoll {
 namespace {
 
-Schedule gen(const char* name, int p, int blocks) {
+Schedule allgatherv_schedule(const char* name, int p, int blocks) {
   GeneratorInput in;
   in.p = p;
   in.blocks = blocks;
@@ -29,7 +29,7 @@ TEST(AllgathervOwnership, MatchesTheVerifier) {
 TEST(CirculantAllgatherv, VerifiesWithNBlocksPerRank) {
   for (int p = 1; p <= 33; ++p)
     for (int n = 1; n <= 9; ++n) {
-      const Schedule s = gen("circulant", p, p * n);
+      const Schedule s = allgatherv_schedule("circulant", p, p * n);
       const VerifyResult v = verify_schedule(s);
       ASSERT_TRUE(v.ok) << "p=" << p << " n=" << n << ": " << v.error;
       int q = 0;
@@ -45,7 +45,7 @@ TEST(CirculantAllgatherv, VerifiesWithUnevenOwnership) {
   for (int p : {2, 3, 5, 7, 12, 17})
     for (int blocks : {1, 2, p - 1, p + 1, 2 * p + 3, 5 * p - 1}) {
       if (blocks < 1) continue;
-      const VerifyResult v = verify_schedule(gen("circulant", p, blocks));
+      const VerifyResult v = verify_schedule(allgatherv_schedule("circulant", p, blocks));
       ASSERT_TRUE(v.ok) << "p=" << p << " blocks=" << blocks << ": " << v.error;
     }
 }
@@ -55,7 +55,7 @@ TEST(AllgathervBaselines, Verify) {
     for (int p = 1; p <= 40; ++p)
       for (int blocks : {1, p, 2 * p, 3 * p + 1}) {
         if (blocks < 1) continue;
-        const VerifyResult v = verify_schedule(gen(name, p, blocks));
+        const VerifyResult v = verify_schedule(allgatherv_schedule(name, p, blocks));
         ASSERT_TRUE(v.ok) << name << " p=" << p << " blocks=" << blocks << ": " << v.error;
       }
 }

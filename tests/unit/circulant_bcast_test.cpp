@@ -16,7 +16,7 @@
 namespace papcoll {
 namespace {
 
-Schedule gen(const char* name, int p, int blocks, int root) {
+Schedule bcast_schedule(const char* name, int p, int blocks, int root) {
   GeneratorInput in;
   in.p = p;
   in.blocks = blocks;
@@ -43,7 +43,7 @@ TEST(CirculantBcast, VerifiesForSmallPAndBlocks) {
   for (int p = 1; p <= 64; ++p)
     for (int n = 1; n <= 20; ++n)
       for (int root : {0, (n * 7) % p}) {
-        const Schedule s = gen("circulant", p, n, root);
+        const Schedule s = bcast_schedule("circulant", p, n, root);
         const VerifyResult v = verify_schedule(s);
         ASSERT_TRUE(v.ok) << "p=" << p << " n=" << n << " root=" << root << ": " << v.error;
         // Round-optimal: n - 1 + ceil(log2 p) rounds (none for p = 1).
@@ -55,13 +55,13 @@ TEST(CirculantBcast, VerifiesLarger) {
   for (int p : {100, 127, 128, 129, 255, 256, 257, 1000})
     for (int n : {1, 2, 7, 33, 100}) {
       if (p * n > 40000) continue;  // the verifier's time grows with p * n * p
-      const VerifyResult v = verify_schedule(gen("circulant", p, n, p / 3));
+      const VerifyResult v = verify_schedule(bcast_schedule("circulant", p, n, p / 3));
       ASSERT_TRUE(v.ok) << "p=" << p << " n=" << n << ": " << v.error;
     }
 }
 
 TEST(CirculantBcast, OneBlockPerMessageOneSendOneReceivePerRound) {
-  const Schedule s = gen("circulant", 17, 12, 5);
+  const Schedule s = bcast_schedule("circulant", 17, 12, 5);
   for (const RankSchedule& r : s.ranks)
     for (const Step& st : r.steps) {
       int sends = 0, recvs = 0;
@@ -83,7 +83,7 @@ TEST(CirculantBcast, OneBlockPerMessageOneSendOneReceivePerRound) {
 TEST(CirculantBcast, EveryBlockArrivesExactlyOnce) {
   for (int p = 2; p <= 64; ++p)
     for (int n = 1; n <= 20; ++n) {
-      const Schedule s = gen("circulant", p, n, p / 2);
+      const Schedule s = bcast_schedule("circulant", p, n, p / 2);
       for (const RankSchedule& r : s.ranks) {
         std::vector<int> got(static_cast<size_t>(n), 0);
         for (const Step& st : r.steps) {
@@ -101,7 +101,7 @@ TEST(CirculantBcast, EveryBlockArrivesExactlyOnce) {
 }
 
 TEST(CirculantBcast, TwoRanksIsAPipeline) {
-  const Schedule s = gen("circulant", 2, 4, 1);
+  const Schedule s = bcast_schedule("circulant", 2, 4, 1);
   ASSERT_EQ(s.ranks[1].steps.size(), 4u);
   for (int t = 0; t < 4; ++t) {
     const Step& st = s.ranks[1].steps[t];
@@ -119,22 +119,22 @@ TEST(BcastBaselines, Verify) {
     for (int p = 1; p <= 40; ++p)
       for (int n : {1, 2, 3, 5, 8, 13, 20, 64})
         for (int root : {0, p - 1, p / 2}) {
-          const VerifyResult v = verify_schedule(gen(name, p, n, root));
+          const VerifyResult v = verify_schedule(bcast_schedule(name, p, n, root));
           ASSERT_TRUE(v.ok) << name << " p=" << p << " n=" << n << " root=" << root << ": "
                             << v.error;
         }
 }
 
 TEST(BcastBaselines, RoundCounts) {
-  EXPECT_EQ(last_round(gen("binomial", 16, 1, 0)) + 1, 4);   // whole message: log2 p
-  EXPECT_EQ(last_round(gen("binomial", 17, 1, 3)) + 1, 5);
-  EXPECT_EQ(last_round(gen("chain", 10, 6, 0)) + 1, 10 - 2 + 6);
-  EXPECT_EQ(last_round(gen("scatter-allgather", 8, 8, 0)) + 1, 3 + 7);
+  EXPECT_EQ(last_round(bcast_schedule("binomial", 16, 1, 0)) + 1, 4);   // whole message: log2 p
+  EXPECT_EQ(last_round(bcast_schedule("binomial", 17, 1, 3)) + 1, 5);
+  EXPECT_EQ(last_round(bcast_schedule("chain", 10, 6, 0)) + 1, 10 - 2 + 6);
+  EXPECT_EQ(last_round(bcast_schedule("scatter-allgather", 8, 8, 0)) + 1, 3 + 7);
 }
 
 TEST(BcastBaselines, DefaultRootIsZero) {
-  EXPECT_EQ(gen("circulant", 5, 3, -1).root, 0);
-  EXPECT_TRUE(verify_schedule(gen("circulant", 5, 3, -1)).ok);
+  EXPECT_EQ(bcast_schedule("circulant", 5, 3, -1).root, 0);
+  EXPECT_TRUE(verify_schedule(bcast_schedule("circulant", 5, 3, -1)).ok);
 }
 
 // The block-count rule (registry.hpp): the Hockney optimum sqrt(extra * beta * m / alpha) times

@@ -14,7 +14,7 @@
 namespace papcoll {
 namespace {
 
-std::vector<double> pattern(std::mt19937_64& rng, int p, double spread) {
+std::vector<double> random_pattern(std::mt19937_64& rng, int p, double spread) {
   std::vector<double> a(static_cast<size_t>(p), 0.0);
   std::uniform_real_distribution<double> d(0, spread);
   switch (rng() % 3) {
@@ -58,7 +58,7 @@ TEST_P(Estimates, CloseToTheCostModel) {
       balanced.add(algo.predict(in) / model - 1);
     }
     const double one_message = in.cost.alpha + in.cost.beta * in.bytes;
-    in.arrivals = pattern(rng, in.p, (1 + rng() % 20) * one_message);
+    in.arrivals = random_pattern(rng, in.p, (1 + rng() % 20) * one_message);
     const double model =
         evaluate_cost(generate_schedule(algo, in), in.arrivals, in.cost, bytes).mean_elapsed;
     imbalanced.add(algo.predict(in) / model - 1);

@@ -79,7 +79,7 @@ GeneratorInput gige_input(const AlgorithmInfo& a, int p, std::vector<double> arr
 }
 
 // Arrival patterns of papcoll-bench's modes, delay d, the late ranks chosen by `rng`.
-std::vector<double> pattern(std::mt19937_64& rng, int p, int kind, double d) {
+std::vector<double> delay_mode_pattern(std::mt19937_64& rng, int p, int kind, double d) {
   std::vector<double> a(static_cast<size_t>(p), 0.0);
   std::vector<int> ranks(static_cast<size_t>(p));
   for (int r = 0; r < p; ++r) ranks[r] = r;
@@ -103,7 +103,7 @@ TEST(LateFold, VerifiesUnderEveryDelayModeForPUpTo64) {
       for (int kind = 0; kind < 4; ++kind)
         for (double d : {0.0, 0.003, 0.03, 1.0}) {
           const int root = coll == Collective::reduce ? static_cast<int>(rng() % p) : -1;
-          GeneratorInput in = gige_input(a, p, pattern(rng, p, kind, d), root);
+          GeneratorInput in = gige_input(a, p, delay_mode_pattern(rng, p, kind, d), root);
           in.bytes = 256 << 10;  // fewer blocks: a quicker verifier
           in.blocks = default_block_count(a, in);
           if (rng() % 3 == 0) in.blocks = 1 + static_cast<int>(rng() % (3 * p));
@@ -177,7 +177,7 @@ TEST(LateFold, BalancedIsPrrThatIsTheRing) {
 
 // auto (api/selection.cpp) costs late-fold like every arrival-aware row: it runs where the cost
 // model says it pays, and never when the ranks arrive together.
-void prepare(const AlgorithmInfo& a, GeneratorInput* g) {
+void prepare_call(const AlgorithmInfo& a, GeneratorInput* g) {
   g->blocks = std::max(1, default_block_count(a, *g));
   if (!a.uses_arrivals) g->arrivals.clear();
 }
@@ -190,15 +190,16 @@ TEST(LateFold, AutoRunsItWhereTheCostModelSaysItPays) {
     a[1] = d;
     const GeneratorInput in = gige_input(lf, 48, a);
     const AutoVerdict v =
-        choose_for_arrivals(Collective::allreduce, in, prepare, kAutoMinGainAllreduce);
+        choose_for_arrivals(Collective::allreduce, in, prepare_call, kAutoMinGainAllreduce);
     ASSERT_NE(v.algo, nullptr) << d;
     EXPECT_STREQ(v.algo->name, "late-fold") << d;
-    EXPECT_EQ(choose_allreduce(count, true, in, prepare), v.algo);
+    EXPECT_EQ(choose_allreduce(count, true, in, prepare_call), v.algo);
   }
   for (int k : {2, 4}) {  // k-late at 100 ms
     std::vector<double> a(48, 0.0);
     for (int i = 0; i < k; ++i) a[7 * i + 2] = 0.1;
-    const AlgorithmInfo* chosen = choose_allreduce(count, true, gige_input(lf, 48, a), prepare);
+    const AlgorithmInfo* chosen =
+        choose_allreduce(count, true, gige_input(lf, 48, a), prepare_call);
     ASSERT_NE(chosen, nullptr) << k;
     EXPECT_STREQ(chosen->name, "late-fold") << k;
   }
@@ -206,7 +207,7 @@ TEST(LateFold, AutoRunsItWhereTheCostModelSaysItPays) {
   for (double d : {0.0, 0.01}) {
     std::vector<double> a(48, 0.0);
     a[1] = d;
-    EXPECT_EQ(choose_allreduce(count, true, gige_input(lf, 48, a), prepare), nullptr) << d;
+    EXPECT_EQ(choose_allreduce(count, true, gige_input(lf, 48, a), prepare_call), nullptr) << d;
   }
   // Reduce: the same rule, with reduce's margin over the MPI library's best case (only the root
   // waits); without the margin, whichever arrival-aware row the model prefers.
@@ -214,7 +215,8 @@ TEST(LateFold, AutoRunsItWhereTheCostModelSaysItPays) {
     std::vector<double> a(48, 0.0);
     a[5] = d;
     const GeneratorInput in = gige_input(algo(Collective::reduce), 48, a, 5);
-    const AutoVerdict v = choose_for_arrivals(Collective::reduce, in, prepare, kAutoMinGainReduce);
+    const AutoVerdict v =
+        choose_for_arrivals(Collective::reduce, in, prepare_call, kAutoMinGainReduce);
     if (d == 0.0) {
       EXPECT_EQ(v.algo, nullptr);
     }

@@ -16,7 +16,7 @@
 namespace papcoll {
 namespace {
 
-std::string text_of(const LinkModel& m) {
+std::string model_text(const LinkModel& m) {
   std::ostringstream out;
   write_link_model(out, m);
   return out.str();
@@ -83,7 +83,7 @@ TEST(LinkModelFile, ParsesPairsAndReadsBackWhatItWrites) {
     }
     const LinkModelResult m = LinkModel::from_matrices(p, a, b);
     ASSERT_TRUE(m.ok());
-    const LinkModelResult back = parse_link_model(text_of(*m.model), "round trip");
+    const LinkModelResult back = parse_link_model(model_text(*m.model), "round trip");
     ASSERT_TRUE(back.ok()) << back.error;
     for (int i = 0; i < p; ++i)
       for (int j = 0; j < p; ++j)
@@ -93,7 +93,7 @@ TEST(LinkModelFile, ParsesPairsAndReadsBackWhatItWrites) {
         }
   }
   const LinkModelResult h = LinkModel::homogeneous(64, 4.5e-6, 8.1e-10);
-  const std::string text = text_of(*h.model);
+  const std::string text = model_text(*h.model);
   EXPECT_NE(text.find("default 4.5e-06 8.1e-10"), std::string::npos) << text;
   const LinkModelResult hb = parse_link_model(text, "round trip", 64);
   ASSERT_TRUE(hb.ok()) << hb.error;

@@ -66,7 +66,7 @@ Schedule slot_simulation(const GeneratorInput& in) {
 }
 
 // Arrival patterns of the kinds the benchmarks use, in seconds.
-std::vector<double> pattern(std::mt19937_64& rng, int p, double tau) {
+std::vector<double> mixed_pattern(std::mt19937_64& rng, int p, double tau) {
   std::vector<double> a(static_cast<size_t>(p), 0.0);
   std::uniform_real_distribution<double> d(0, 3.0 * p * tau);
   switch (rng() % 4) {
@@ -91,7 +91,7 @@ TEST(PrrLanes, SameFinishTimesAsTheSlotSimulation) {
     in.cost.alpha = 20e-6;
     in.cost.beta = 8e-9;
     in.cost.gamma = 1e-9;
-    in.arrivals = pattern(rng, in.p, block_round_time(in));
+    in.arrivals = mixed_pattern(rng, in.p, block_round_time(in));
     const Schedule lanes = generate_schedule(prr, in);
     ASSERT_TRUE(verify_schedule(lanes).ok);
     ASSERT_TRUE(verify_single_port(lanes).ok) << "p=" << in.p;

@@ -10,16 +10,10 @@
 #include "schedule/registry.hpp"
 #include "verify/port_check.hpp"
 #include "verify/verifier.hpp"
+#include "test_schedules.hpp"
 
 namespace papcoll {
 namespace {
-
-std::vector<double> random_arrivals(std::mt19937_64& rng, int p, double tau) {
-  std::uniform_real_distribution<double> d(0, 3.0 * p * tau);
-  std::vector<double> a(static_cast<size_t>(p));
-  for (double& x : a) x = (rng() % 4 == 0) ? 0.0 : d(rng);
-  return a;
-}
 
 ::testing::AssertionResult verifies(const AlgorithmInfo& info, const GeneratorInput& in) {
   const Schedule s = generate_schedule(info, in);
@@ -92,7 +86,7 @@ TEST_P(ReduceGenerators, RootOutOfRangeIsRefused) {
   EXPECT_THROW(generate_schedule(*GetParam(), in), std::invalid_argument);
 }
 
-std::string name_of(const ::testing::TestParamInfo<const AlgorithmInfo*>& i) {
+std::string reduce_param_name(const ::testing::TestParamInfo<const AlgorithmInfo*>& i) {
   std::string n = i.param->name;
   for (char& c : n)
     if (!isalnum(static_cast<unsigned char>(c))) c = '_';
@@ -100,7 +94,8 @@ std::string name_of(const ::testing::TestParamInfo<const AlgorithmInfo*>& i) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, ReduceGenerators,
-                         ::testing::ValuesIn(algorithms_for(Collective::reduce)), name_of);
+                         ::testing::ValuesIn(algorithms_for(Collective::reduce)),
+                         reduce_param_name);
 
 TEST(ReduceRegistry, HasTheIssuesAlgorithms) {
   for (const char* name : {"clairvoyant", "binomial", "rabenseifner", "radix-k", "ring", "linear"})

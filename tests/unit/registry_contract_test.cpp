@@ -23,7 +23,7 @@
 namespace papcoll {
 namespace {
 
-std::string name_of(const ::testing::TestParamInfo<const AlgorithmInfo*>& i) {
+std::string row_param_name(const ::testing::TestParamInfo<const AlgorithmInfo*>& i) {
   std::string n = std::string(collective_name(i.param->collective)) + "_" + i.param->name;
   for (char& c : n)
     if (!isalnum(static_cast<unsigned char>(c))) c = '_';
@@ -168,7 +168,7 @@ INSTANTIATE_TEST_SUITE_P(All, RegistryContract, ::testing::ValuesIn([] {
                            for (const AlgorithmInfo& a : all_algorithms()) v.push_back(&a);
                            return v;
                          }()),
-                         name_of);
+                         row_param_name);
 
 }  // namespace
 }  // namespace papcoll

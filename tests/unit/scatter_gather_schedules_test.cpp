@@ -58,7 +58,7 @@ std::shared_ptr<const LinkModel> random_model(std::mt19937_64& rng, int p) {
   return LinkModel::from_matrices(p, a, b).model;
 }
 
-GeneratorInput random_input(std::mt19937_64& rng, int p) {
+GeneratorInput random_scatter_gather_input(std::mt19937_64& rng, int p) {
   GeneratorInput in;
   in.p = p;
   in.blocks = p;
@@ -110,7 +110,7 @@ TEST(ScatterGatherTrees, EveryTreeVerifiesForPUpTo64WithRandomCountsAndModels) {
   std::mt19937_64 rng(2010);
   for (int p = 1; p <= 64; ++p)
     for (int instance = 0; instance < 3; ++instance) {
-      const GeneratorInput in = random_input(rng, p);
+      const GeneratorInput in = random_scatter_gather_input(rng, p);
       for (Collective c : kBoth)
         for (SgTreeKind k : kSgTreeKinds) ASSERT_TRUE(tree_ok(c, k, in));
     }
@@ -120,7 +120,7 @@ TEST(ScatterGatherTrees, EveryRootOfSmallPAndDegenerateCounts) {
   std::mt19937_64 rng(7);
   for (int p = 1; p <= 12; ++p)
     for (int root = 0; root < p; ++root) {
-      GeneratorInput in = random_input(rng, p);
+      GeneratorInput in = random_scatter_gather_input(rng, p);
       in.root = root;
       std::vector<std::vector<long long>> counts = {
           {}, std::vector<long long>(static_cast<size_t>(p), 0), in.counts};
@@ -138,7 +138,7 @@ TEST(ScatterGatherTrees, EveryRootOfSmallPAndDegenerateCounts) {
 TEST(ScatterGatherTrees, SameInputSameScheduleAndRegistryRows) {
   std::mt19937_64 rng(11);
   for (int p : {5, 17, 40}) {
-    const GeneratorInput in = random_input(rng, p);
+    const GeneratorInput in = random_scatter_gather_input(rng, p);
     for (Collective c : kBoth)
       for (SgTreeKind k : kSgTreeKinds) {
         const AlgorithmInfo* info = find_algorithm(c, sg_tree_name(k));
@@ -162,7 +162,7 @@ TEST(ScatterGatherTrees, RegistryMarksExactlyTheTreesThatReadTheModel) {
       ASSERT_NE(info, nullptr);
       bool differs = false;
       for (int trial = 0; trial < 40 && !differs; ++trial) {
-        GeneratorInput a = random_input(rng, 17);
+        GeneratorInput a = random_scatter_gather_input(rng, 17);
         GeneratorInput b = a;
         a.link_model = random_model(rng, 17);
         b.link_model = random_model(rng, 17);
@@ -195,7 +195,7 @@ TEST(ScatterGatherTrees, BadInputIsRefused) {
 TEST(ScatterGatherTrees, PredictionIsTheCostModelsTime) {
   std::mt19937_64 rng(5);
   for (int p = 1; p <= 48; p += 1) {
-    const GeneratorInput in = random_input(rng, p);
+    const GeneratorInput in = random_scatter_gather_input(rng, p);
     for (Collective c : kBoth) {
       const SgProblem problem(c, in);
       for (SgTreeKind k : kSgTreeKinds) {
@@ -211,7 +211,7 @@ TEST(ScatterGatherAuto, NeverPredictedSlowerThanAnyTree) {
   std::mt19937_64 rng(13);
   for (int p = 1; p <= 64; p += (p < 16 ? 1 : 5)) {
     for (int instance = 0; instance < 3; ++instance) {
-      const GeneratorInput in = random_input(rng, p);
+      const GeneratorInput in = random_scatter_gather_input(rng, p);
       for (Collective c : kBoth) {
         const SgChoice choice = choose_sg_tree(c, in);
         ASSERT_NE(choice.algorithm, nullptr);
@@ -236,7 +236,7 @@ std::vector<int> parents_of(const SgTree& t) { return t.parent; }
 TEST(ScatterGatherShapes, BinomialTreesTakeCeilLog2PRounds) {
   std::mt19937_64 rng(17);
   for (int p = 1; p <= 64; ++p) {
-    const GeneratorInput in = random_input(rng, p);
+    const GeneratorInput in = random_scatter_gather_input(rng, p);
     int height = 0;
     for (int v = 0; v < p; ++v) height = std::max(height, __builtin_popcount(v));
     for (Collective c : kBoth) {
@@ -340,7 +340,7 @@ TEST(ScatterGatherShapes, EqualCountsGiveTheBinomialTree) {
 TEST(ScatterGatherShapes, TraffModelIsTraffWithoutLatencyOnAHomogeneousNetwork) {
   std::mt19937_64 rng(23);
   for (int p = 1; p <= 64; ++p) {
-    GeneratorInput in = random_input(rng, p);
+    GeneratorInput in = random_scatter_gather_input(rng, p);
     in.link_model = LinkModel::homogeneous(p, 0.0, 1e-9).model;
     for (Collective c : kBoth) {
       const SgProblem problem(c, in);
@@ -373,7 +373,7 @@ TEST(ScatterGatherShapes, TraffModelHeadIsTheFastestForTheWholeSubset) {
 TEST(ScatterGatherShapes, GatherIsTheScatterTreeReversed) {
   std::mt19937_64 rng(29);
   for (int p = 1; p <= 40; ++p) {
-    GeneratorInput in = random_input(rng, p);
+    GeneratorInput in = random_scatter_gather_input(rng, p);
     std::vector<double> a(static_cast<size_t>(p) * p), b(a.size());
     for (int i = 0; i < p; ++i)
       for (int j = 0; j <= i; ++j) {

@@ -1,10 +1,13 @@
 // Hand-made schedules for the tests: a whole schedule from a list of transfers, and a rank's
-// schedule with some ops removed (to check that consumers catch broken schedules).
+// schedule with some ops removed (to check that consumers catch broken schedules); random arrival
+// patterns for the generators' tests.
 #pragma once
 
 #include <algorithm>
+#include <random>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "schedule/schedule.hpp"
 #include "schedule/schedule_sink.hpp"
@@ -43,6 +46,15 @@ RankSchedule without_ops(const RankSchedule& rs, Drop drop) {
     for (const Op& op : rs.ops_of(st))
       if (!drop(st, op)) out.add(st.round, op);
   return out;
+}
+
+// Arrival times of p ranks: each on time with probability 1/4, else uniform in [0, 3 p tau) (tau:
+// the time of a block round).
+inline std::vector<double> random_arrivals(std::mt19937_64& rng, int p, double tau) {
+  std::uniform_real_distribution<double> d(0, 3.0 * p * tau);
+  std::vector<double> a(static_cast<size_t>(p));
+  for (double& x : a) x = (rng() % 4 == 0) ? 0.0 : d(rng);
+  return a;
 }
 
 }  // namespace papcoll
