@@ -94,8 +94,14 @@ PairEstimate estimate_pair(std::vector<double> small_rtt, std::vector<double> la
   const double large = median_of(large_rtt);
   PairEstimate e{kUnknown, kUnknown};
   if (std::isfinite(small)) e.alpha = std::max(0.0, small / 2);
-  if (std::isfinite(small) && std::isfinite(large) && large_bytes > 0)
-    e.beta = std::max(0.0, (large - small) / large_bytes);
+  if (std::isfinite(small) && std::isfinite(large) && large_bytes > 0) {
+    // On a loaded machine the small messages' noise can exceed the large message's transfer time
+    // and make the slope 0 or negative; a beta of 0 would tell every cost that bytes are free (a
+    // suite run here measured beta 0 and alpha 2 ms). The large round trip alone bounds beta from
+    // above (2 alpha + beta m >= beta m): the cost model then errs on the slow side.
+    const double slope = (large - small) / large_bytes;
+    e.beta = slope > 0 ? slope : std::max(0.0, large / large_bytes);
+  }
   return e;
 }
 

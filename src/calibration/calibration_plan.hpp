@@ -62,7 +62,8 @@ BudgetSplit split_budget(double total_s, bool intra_phase, bool inter_phase);
 
 // Ping-pong estimates of one pair from round-trip times: small messages of 0 bytes both ways
 // (2 alpha) and large ones of `large_bytes` there and 0 back (2 alpha + beta m). Medians of each;
-// alpha = small / 2, beta = (large - small) / m, never below 0. NaN without samples.
+// alpha = small / 2, beta = (large - small) / m, or large / m (an upper bound) when noise makes
+// that slope 0 or negative. NaN without samples.
 struct PairEstimate {
   double alpha, beta;
 };
