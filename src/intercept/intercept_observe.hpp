@@ -7,20 +7,63 @@
 
 #include <mpi.h>
 
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+
 #include "intercept/intercept_config.hpp"
 #include "observe/call_watch.hpp"
+#include "observe/comm_observer.hpp"
+#include "observe/observe_config.hpp"
+#include "observe/watchdog.hpp"
 #include "prediction/monitor.hpp"
 
 namespace papcoll::intercept {
+
+inline constexpr char kNativeName[] = "native";  // the report's name (one address: add_repeat)
+
+// This thread's observe::t_cache, read through initial-exec TLS: the library is loaded at
+// start-up (LD_PRELOAD or linked), so this costs no __tls_get_addr after the first call.
+__attribute__((tls_model("initial-exec"))) inline constinit thread_local observe::ThreadCache*
+    t_observe_cache = nullptr;
+
+inline observe::ThreadCache& observe_cache() {
+  observe::ThreadCache* c = t_observe_cache;
+  if (c == nullptr) [[unlikely]]
+    c = t_observe_cache = &observe::thread_cache();
+  return *c;
+}
 
 // `agreed_bytes`: what every rank passes alike (-1: not known), `root` (-1: none).
 template <typename RunNative>
 int observed_native(Operation op, MPI_Comm comm, double agreed_bytes, int root,
                     RunNative run_native) {
-  if (!observe::watching_native() || comm == MPI_COMM_NULL) return run_native();
+  if (!observe::g_watching_native) return run_native();
+  observe::ThreadCache& cache = observe_cache();
+  if (cache.joining != 0) return run_native();  // an Unobserved scope
+  const int collective = static_cast<int>(op);
+  const observe::CallKey key{collective, static_cast<long long>(agreed_bytes), root};
+  // The steady state of a loop (issue #20 item 4): the observer exists and the report, if on,
+  // only counts this call. The board's entry and exit and the count, inline; what CallWatch
+  // does for such a call, without its general steps.
+  if (observe::CommObserver* obs = observe::find_observer(comm, cache);
+      obs != nullptr &&
+      (!obs->record ||
+       obs->record->quiet_repeat(key, kNativeName, observe::AutoReason::named, obs->seq + 1))) {
+    const std::uint64_t seq = ++obs->seq;
+    const bool board = obs->board.is_open();
+    if (board) obs->board.enter(seq, NAN, collective);
+    const int rc = run_native();
+    if (board) obs->board.leave(seq);
+    if (obs->warned_seq.load(std::memory_order_relaxed) == seq) [[unlikely]]
+      observe::call_completed(*obs, seq);
+    if (obs->record) obs->record->count_repeat(seq);
+    return rc;
+  }
+  if (comm == MPI_COMM_NULL) return run_native();  // (find_observer gives null for it)
   // No clock read here: the report reads one only for the calls it samples (report_record.hpp),
   // and the watchdog times a call from when it first sees it.
-  observe::CallWatch watch(comm, static_cast<int>(op), NAN);
+  observe::CallWatch watch(comm, collective, NAN);
   if (watch.unattached()) {  // an observer is only ever made for an intra-communicator
     int inter = 0;
     if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) {
@@ -29,9 +72,9 @@ int observed_native(Operation op, MPI_Comm comm, double agreed_bytes, int root,
     }
   }
   watch.attach(comm);  // the first call on the communicator makes its observer (collective)
-  watch.set_key(static_cast<long long>(agreed_bytes), root);
+  watch.set_key(key.bytes, root);
   watch.read_entry();
-  watch.ran("native", observe::AutoReason::named, NAN);
+  watch.ran(kNativeName, observe::AutoReason::named, NAN);
   return run_native();
 }
 

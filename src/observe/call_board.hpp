@@ -91,7 +91,9 @@ class Board {
   MpiStatus open(MPI_Comm comm, bool shared);
   // Collective: frees the window.
   void close();
-  bool is_open() const { return win_ != MPI_WIN_NULL; }
+  // The call path's test: no load of MPI_WIN_NULL through the GOT (own_ is set once the window
+  // is there, and cleared with it).
+  bool is_open() const { return own_ != nullptr; }
   bool shared() const { return shared_; }
   int size() const { return size_; }
 
@@ -156,12 +158,13 @@ class Board {
     return reinterpret_cast<const char*>(&d->collective);
   }
 
+  // The call path's, first.
   MPI_Win win_ = MPI_WIN_NULL;
+  BoardSlot* own_ = nullptr;
+  int current_ = 0;  // the ring entry of the latest run
   bool shared_ = false;
   int rank_ = 0;
   int size_ = 0;
-  BoardSlot* own_ = nullptr;
-  int current_ = 0;  // the ring entry of the latest run
   std::vector<BoardSlot*> slots_;  // shared boards: every rank's slot, mapped here
   // Gets the watchdog gave up on: their buffers live until the window is closed.
   struct Pending {

@@ -33,11 +33,10 @@ void CallWatch::record() {
   c.entry = entry_;
   c.seconds = NAN;
   if (!std::isnan(entry_)) {
-    if (obs_->record->calls() < kTimedAllCalls) {
+    const double w = obs_->record->timed_weight(c.key, seq_);
+    if (w > 0) {
       c.seconds = prediction::steady_seconds() - entry_;
-    } else if (kept(seq_, kTimedLevel)) {
-      c.seconds = prediction::steady_seconds() - entry_;
-      c.weight = 1 << kTimedLevel;
+      c.weight = w;
     }
   }
   c.predicted = predicted_;

@@ -54,7 +54,7 @@ class CallWatch {
   }
   // Before the call's messages, when the constructor was given no entry time (NaN).
   void read_entry() {
-    if (obs_ == nullptr || obs_->record == nullptr) return;
+    if (obs_ == nullptr || !obs_->record) return;
     CallKey k = key_;
     k.collective = collective_;
     if (!obs_->record->needs_entry(k, seq_)) return;
@@ -112,7 +112,7 @@ class CallWatch {
     if (obs_->board.is_open()) obs_->board.leave(seq_);
     if (obs_->warned_seq.load(std::memory_order_relaxed) == seq_) [[unlikely]]
       call_completed(*obs_, seq_);
-    if (obs_->record != nullptr) {
+    if (obs_->record) {
       // A call with nothing measured, like the one before: only counted (report_record.hpp).
       if (std::isnan(entry_) && std::isnan(gain_) && std::isnan(predicted_) &&
           obs_->record->add_repeat(CallKey{collective_, key_.bytes, key_.root}, algorithm_,

@@ -14,6 +14,8 @@ namespace papcoll::observe {
 constinit thread_local ThreadCache t_cache;
 std::atomic<std::uint64_t> g_generation{0};
 
+ThreadCache& thread_cache() { return t_cache; }
+
 namespace {
 
 std::mutex g_observers_mutex;        // the registry below
@@ -22,7 +24,7 @@ std::vector<CommData> g_retired;     // the report records of freed communicator
 long long g_made = 0;                // observers this process made (part of the ids)
 bool g_finalized = false;
 
-CommData snapshot(const CommObserver& o, bool freed) {
+CommData snapshot(CommObserver& o, bool freed) {
   CommData d;
   d.id = o.id;
   d.name = o.given_name;
@@ -30,7 +32,7 @@ CommData snapshot(const CommObserver& o, bool freed) {
   d.rank = o.rank;
   d.world_ranks = o.world_ranks;
   d.freed = freed;
-  if (o.record != nullptr) {
+  if (o.record) {
     d.calls = o.record->calls();
     d.unkeyed = o.record->unkeyed_calls();
     for (const KeyRecord& k : o.record->keys()) d.keys.push_back(key_data(k));
@@ -56,7 +58,7 @@ int delete_observer(MPI_Comm, int, void* attr, void*) {
     const auto it = std::find(g_live.begin(), g_live.end(), o);
     if (it != g_live.end()) {
       g_live.erase(it);
-      if (o->record != nullptr && !finalized) g_retired.push_back(snapshot(*o, true));
+      if (o->record && !finalized) g_retired.push_back(snapshot(*o, true));
     }
   }
   if (!finalized) close_observer(o);
@@ -167,7 +169,7 @@ CommObserver* make_observer(MPI_Comm comm) {
     if (MpiStatus s = o->board.open(o->comm, shared); !s.ok())
       warn_once("no call board", describe(s));
   }
-  if (cfg.report) o->record = std::make_unique<ReportRecord>(cfg.report_samples);
+  if (cfg.report) o->record.emplace(cfg.report_samples);
   if (PMPI_Comm_set_attr(comm, key, o.get()) != MPI_SUCCESS) {
     close_observer(o.get());
     return nullptr;
@@ -185,8 +187,8 @@ CommObserver* make_observer(MPI_Comm comm) {
 std::vector<CommData> report_snapshot() {
   std::lock_guard<std::mutex> lock(g_observers_mutex);
   std::vector<CommData> out = g_retired;
-  for (const CommObserver* o : g_live)
-    if (o->record != nullptr) out.push_back(snapshot(*o, false));
+  for (CommObserver* o : g_live)
+    if (o->record) out.push_back(snapshot(*o, false));
   return out;
 }
 

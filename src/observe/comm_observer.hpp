@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,23 +40,25 @@ struct JoinInputs {
 };
 
 struct CommObserver {
+  // What every observed call reads and writes, first: one or two cache lines.
   MPI_Comm comm = MPI_COMM_NULL;  // private duplicate, MPI_ERRORS_RETURN
+  std::uint64_t seq = 0;          // calls numbered so far: call n is the n-th on every rank
+  // The watchdog's own (its thread, under the registry's mutex), except warned_seq, also read
+  // with one relaxed load at the end of every call: the call the watchdog spoke about says when
+  // it completed (watchdog.hpp call_completed), before the program may reach MPI_Finalize.
+  std::atomic<std::uint64_t> warned_seq{0};
+  Board board;
+  // In the observer, not behind a pointer: the call path reaches its counters at a fixed offset.
+  std::optional<ReportRecord> record;
   int rank = 0, size = 1;
   long long id = 0;               // the same on every rank of the communicator
   std::string given_name;         // MPI_Comm_get_name; "" when the program gave none
   std::string label;              // for messages: the given name, or "communicator <id>"
   std::vector<int> world_ranks;
-  std::uint64_t seq = 0;          // calls numbered so far: call n is the n-th on every rank
   bool papcoll_context = false;   // a papcoll call opened its context (refusal.hpp needs it)
-  Board board;
   bool join_memo_valid = false;  // join_inputs made join_made (the call path's own, like seq)
   JoinInputs join_inputs;
   JoinDescriptor join_made{};
-  std::unique_ptr<ReportRecord> record;
-  // The watchdog's own (its thread, under the registry's mutex). warned_seq is also read, with
-  // one relaxed load, at the end of every call: the call the watchdog spoke about says when it
-  // completed (watchdog.hpp call_completed), before the program may reach MPI_Finalize.
-  std::atomic<std::uint64_t> warned_seq{0};
   bool printed = false;
   double warned_entry = 0;
   // The board word the watchdog saw last and since when: a call whose entry time was not read
@@ -75,14 +78,22 @@ struct ThreadCache {
 extern constinit thread_local ThreadCache t_cache;
 extern std::atomic<std::uint64_t> g_generation;
 
+// The calling thread's t_cache. Outside libpapcoll every access to t_cache is a call to
+// __tls_get_addr; the interposition library keeps this address in its own initial-exec TLS
+// (intercept_observe.hpp) and reads the cache through it.
+ThreadCache& thread_cache();
+
 CommObserver* find_observer_slow(MPI_Comm comm, std::uint64_t generation);
 
-// The observer of `comm`, or null (none made yet, or everything off).
-inline CommObserver* find_observer(MPI_Comm comm) {
+// The observer of `comm`, or null (none made yet, or everything off). `cache` is the calling
+// thread's t_cache.
+inline CommObserver* find_observer(MPI_Comm comm, ThreadCache& cache) {
   const std::uint64_t g = g_generation.load(std::memory_order_acquire);
-  if (t_cache.comm == comm && t_cache.generation == g) return t_cache.observer;
+  if (cache.comm == comm && cache.generation == g) [[likely]]
+    return cache.observer;
   return find_observer_slow(comm, g);
 }
+inline CommObserver* find_observer(MPI_Comm comm) { return find_observer(comm, t_cache); }
 
 // Collective over `comm` (every rank at the same call): makes its observer. Null when MPI
 // failed (then a message on stderr, once). Not for communicators of one rank.

@@ -49,15 +49,32 @@ void ReportRecord::count_algorithm(KeyRecord& k, const char* name, std::uint64_t
 
 bool ReportRecord::needs_entry_slow(const CallKey& key, std::uint64_t call) {
   fold_repeats();
-  const KeyRecord* k = find(key);
-  // A log that is not yet thinned to kTimedLevel keeps more calls than are timed.
-  return k != nullptr && kept(call, k->level);
+  KeyRecord* k = find(key);
+  return k != nullptr && kept_memo(*k, call);
+}
+
+bool ReportRecord::kept_memo(KeyRecord& k, std::uint64_t call) {
+  if (call == 0) return kept(call, k.level);
+  if (k.next_kept_level != k.level || call <= k.next_kept_from || call > k.next_kept) {
+    k.next_kept_from = call - 1;
+    k.next_kept = next_kept_after(call - 1, k.level);
+    k.next_kept_level = k.level;
+  }
+  return call == k.next_kept;
+}
+
+double ReportRecord::timed_weight(const CallKey& key, std::uint64_t call) {
+  fold_repeats();
+  KeyRecord* k = find(key);
+  if (k == nullptr || !kept_memo(*k, call)) return 0;
+  return static_cast<double>(std::uint64_t{1} << std::min(k->level, 62));
 }
 
 void ReportRecord::fold_repeats() {
   if (repeats_ == 0) return;
   KeyRecord& k = keys_[repeat_index_];
   k.calls += repeats_;
+  calls_ += repeats_;
   count_algorithm(k, repeat_algorithm_, repeats_);
   k.reasons[static_cast<int>(repeat_reason_)] += repeats_;
   repeats_ = 0;
@@ -66,6 +83,7 @@ void ReportRecord::fold_repeats() {
 void ReportRecord::add(const CallRecord& c) {
   fold_repeats();
   repeat_ = false;
+  repeat_next_kept_ = 0;
   ++calls_;
   last_call_ = c.call;
   KeyRecord* k = find(c.key);
@@ -84,28 +102,28 @@ void ReportRecord::add(const CallRecord& c) {
     k->gain_sum += c.gain;
     ++k->gain_calls;
   }
-  if (std::isnan(c.entry) && std::isnan(c.seconds) && std::isnan(c.gain) &&
-      std::isnan(c.predicted)) {
-    // Nothing measured: the next equal calls may go through add_repeat().
-    repeat_ = true;
-    repeat_key_ = c.key;
-    repeat_algorithm_ = c.algorithm;
-    repeat_reason_ = c.reason;
-    repeat_level_ = k->level;
-    repeat_index_ = static_cast<size_t>(k - keys_.data());
-    return;
+  const bool logged = !std::isnan(c.entry) && kept_memo(*k, c.call);
+  if (logged) {
+    if (static_cast<int>(k->samples.size()) >= capacity_) {
+      // Full: keep the half of the log that the next level keeps.
+      if (k->level < kMaxLevel) ++k->level;
+      const int level = k->level;
+      std::erase_if(k->samples, [level](const Sample& s) { return !kept(s.call, level); });
+    }
+    if (kept(c.call, k->level))
+      k->samples.push_back(Sample{c.call, c.entry,
+                                  static_cast<float>(std::isfinite(c.seconds) ? c.seconds : -1.0),
+                                  static_cast<float>(c.predicted), 0});
   }
-  if (!kept(c.call, k->level) || std::isnan(c.entry)) return;
-  if (static_cast<int>(k->samples.size()) >= capacity_) {
-    // Full: keep the half of the log that the next level keeps.
-    ++k->level;
-    const int level = k->level;
-    std::erase_if(k->samples, [level](const Sample& s) { return !kept(s.call, level); });
-    if (!kept(c.call, k->level) || std::isnan(c.entry)) return;
-  }
-  k->samples.push_back(Sample{c.call, c.entry,
-                              static_cast<float>(std::isfinite(c.seconds) ? c.seconds : -1.0),
-                              static_cast<float>(c.predicted), 0});
+  // The next calls of this key, algorithm and reason with nothing measured are only counted
+  // (add_repeat), up to the next call the log keeps.
+  repeat_ = true;
+  repeat_key_ = c.key;
+  repeat_algorithm_ = c.algorithm;
+  repeat_reason_ = c.reason;
+  repeat_index_ = static_cast<size_t>(k - keys_.data());
+  kept_memo(*k, c.call + 1);  // the memo now covers the calls after this one
+  repeat_next_kept_ = k->next_kept;
 }
 
 }  // namespace papcoll::observe

@@ -4,12 +4,11 @@
 // which the report computes every rank's lateness once, at the end, after one gather.
 //
 // Bounded memory: each key's log holds at most `capacity` calls (PAPCOLL_REPORT_SAMPLES, default
-// 2048, 32 bytes each). When it is full it is thinned: it keeps the calls whose hashed call
-// number (the communicator's, identical on every rank) has `level` low zero bits, level + 1 from
-// then on (about half of them), and so on. The choice depends on the call number alone, so every
-// rank keeps the same calls and their entry times line up at the end; the kept calls are a
-// uniform pseudo-random sample of all calls (no aliasing with periodic stragglers), 2^-level of
-// them. At most kMaxKeys keys per communicator;
+// 2048, 32 bytes each). When it is full it is thinned to the next level of the sampling rule
+// below (exactly half of it), and so on. The choice depends on the call number alone (the
+// communicator's, identical on every rank), so every rank keeps the same calls and their entry
+// times line up at the end; the kept calls are a stratified pseudo-random sample of all calls
+// (no aliasing with periodic stragglers), one in 2^level. At most kMaxKeys keys per communicator;
 // calls of further keys are counted, not logged. No MPI here (unit-tested).
 #pragma once
 
@@ -53,14 +52,14 @@ struct CallRecord {
   double gain = NAN;       // auto's predicted gain over the balanced collective's own time
   double entry = 0;        // steady clock at the entry, seconds (NaN: not read, needs_entry())
   double seconds = 0;      // time in the collective; NaN: not measured on this call
-  double weight = 1;       // calls the measured time stands for (kTimedEvery once timing thins)
+  double weight = 1;       // calls the measured time stands for (timed_weight())
   double predicted = NAN;  // the monitor's predicted arrival of this rank after the earliest
 };
 
 struct Sample {
   std::uint64_t call;      // the communicator's call number
   double entry;            // steady clock of this rank
-  float seconds;           // time in the collective; -1: not measured (kTimedAllCalls)
+  float seconds;           // time in the collective; -1: not measured
   float predicted;         // NaN: no prediction
   std::uint64_t reserved;
 };
@@ -75,51 +74,88 @@ struct KeyRecord {
   double gain_sum = 0;
   std::uint64_t gain_calls = 0;
   int level = 0;  // the log keeps the calls with kept(call, level)
+  // The first call after `next_kept_from` that kept(., next_kept_level) keeps
+  // (ReportRecord::kept_memo: a key's calls ask about increasing call numbers).
+  std::uint64_t next_kept = 0, next_kept_from = 0;
+  int next_kept_level = -1;
   std::vector<Sample> samples;
 };
 
-// The hash that samples calls: splitmix64's finaliser, so neighbouring calls land far apart.
-inline std::uint64_t call_hash(std::uint64_t call) {
-  std::uint64_t z = call + 0x9e3779b97f4a7c15ULL;
+// The hash that samples calls: splitmix64's finaliser, so neighbouring inputs land far apart.
+inline std::uint64_t call_hash(std::uint64_t x) {
+  std::uint64_t z = x + 0x9e3779b97f4a7c15ULL;
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
 }
-inline bool kept_hash(std::uint64_t hash, int level) {
-  if (level <= 0) return true;
-  const std::uint64_t mask = level >= 64 ? ~0ULL : (1ULL << level) - 1;
-  return (hash & mask) == 0;
+
+// The sampling rule (the same on every rank: it reads the call number alone). At level L the
+// calls fall in blocks of 2^L consecutive numbers, and each block has exactly one kept call:
+// bit l-1 of its number is a hashed bit of its bits above (and of l), for l = L down to 1. So the
+// level L+1 call of a block is the level L call of one of its halves (thinning keeps exactly
+// half of a log), the kept calls are a stratified pseudo-random sample (one per block, at a
+// hashed place: no aliasing with a straggler late every k-th call), and the next kept call after
+// any call is found with L hashes (the call path then needs none, ReportRecord::quiet_repeat).
+inline constexpr int kMaxLevel = 56;  // (call numbers below 2^57)
+inline std::uint64_t kept_in_block(std::uint64_t block, int level) {
+  std::uint64_t x = block;
+  for (int l = level; l >= 1; --l) x = x << 1 | (call_hash(x << 6 | static_cast<unsigned>(l)) & 1);
+  return x;
 }
-// Whether a log keeps the communicator's call `call` at thinning level `level` (the same on every
-// rank).
-inline bool kept(std::uint64_t call, int level) { return kept_hash(call_hash(call), level); }
+// Whether a log at level `level` keeps the communicator's call `call`.
+inline bool kept(std::uint64_t call, int level) {
+  return level <= 0 || kept_in_block(call >> level, level) == call;
+}
+// The first call after `call` that a log at level `level` keeps.
+inline std::uint64_t next_kept_after(std::uint64_t call, int level) {
+  if (level <= 0) return call + 1;
+  const std::uint64_t x = kept_in_block(call >> level, level);
+  return x > call ? x : kept_in_block((call >> level) + 1, level);
+}
 
 // Time in the collective costs two clock reads (about 35 ns each, 5 % of an 8-byte all-reduce
 // each at 2 ranks on one node; the interposition library's calls to the MPI library read no clock
-// otherwise). They are read on every call of a communicator's first kTimedAllCalls, then on the
-// calls kept(call, kTimedLevel) keeps (a pseudo-random sixteenth, chosen by call number, so no
-// aliasing with periodic stragglers), each standing for 2^kTimedLevel calls: the totals are then
-// estimates with a relative error of about 1/sqrt(calls/16) for calls of similar length. The log
-// needs the entry time of the calls it keeps; past its first thinning to kTimedLevel those are
-// among the timed ones.
-inline constexpr std::uint64_t kTimedAllCalls = 4096;
-inline constexpr int kTimedLevel = 4;
-
-class ReportRecord {
+// otherwise). They are read on the calls the key's log keeps when the call is made (kept(call,
+// level): every call of a key's first PAPCOLL_REPORT_SAMPLES, then half of them, and so on), each
+// standing for 2^level calls (CallRecord::weight), so the total is an unbiased estimate from at
+// least half a log's worth of calls per level (relative error about 1/sqrt(samples) for calls of
+// similar length), and a call that is timed is one whose entry the log needs anyway: a long loop
+// reads the clock on a share of its calls that halves each time the log fills.
+class alignas(64) ReportRecord {
  public:
   static constexpr int kMaxKeys = 64;
   explicit ReportRecord(int capacity) : capacity_(capacity < 16 ? 16 : capacity) {}
 
   void add(const CallRecord& c);
 
-  // Whether add() will need call `call`'s entry time (its log keeps it, or it is timed). Inline
+  // Whether add() will need call `call`'s entry time (its log keeps it, and it is timed). Inline
   // for the steady state of a loop: a call of the key of the previous call.
   bool needs_entry(const CallKey& key, std::uint64_t call) {
-    if (calls_ < kTimedAllCalls) return true;
-    const std::uint64_t h = call_hash(call);
-    if (kept_hash(h, kTimedLevel)) return true;
-    if (repeat_ && key == repeat_key_) return kept_hash(h, repeat_level_);
+    if (repeat_ && key == repeat_key_ && call < repeat_next_kept_) return false;
     return needs_entry_slow(key, call);
+  }
+  // The weight of call `call`'s time in the collective: 2^level when the key's log keeps it
+  // (then it is timed), else 0 (not timed).
+  double timed_weight(const CallKey& key, std::uint64_t call);
+  // Whether call `call` of `key`, run by `algorithm` for `reason` with nothing measured, would
+  // only be counted (add_repeat would take it and needs_entry() is false): the interposition
+  // library's steady state (intercept_observe.hpp), which then counts it with count_repeat().
+  // No hash here: the next call the log keeps was found when the template was set.
+  [[gnu::always_inline]] bool quiet_repeat(const CallKey& key, const char* algorithm,
+                                           AutoReason reason, std::uint64_t call) const {
+    // One branch (repeat_next_kept_ is 0 without a template): the differences or'ed together.
+    const std::uint64_t differ =
+        static_cast<std::uint64_t>(key.collective ^ repeat_key_.collective) |
+        static_cast<std::uint64_t>(key.bytes ^ repeat_key_.bytes) |
+        static_cast<std::uint64_t>(key.root ^ repeat_key_.root) |
+        (reinterpret_cast<std::uintptr_t>(algorithm) ^
+         reinterpret_cast<std::uintptr_t>(repeat_algorithm_)) |
+        (static_cast<std::uint64_t>(reason) ^ static_cast<std::uint64_t>(repeat_reason_));
+    return (call < repeat_next_kept_) & (differ == 0);
+  }
+  [[gnu::always_inline]] void count_repeat(std::uint64_t call) {
+    ++repeats_;
+    last_call_ = call;
   }
   // The steady state of a tight loop: a call with nothing measured (no entry time read, no gain,
   // no prediction) whose key, algorithm and reason equal those of the previous such call. It is
@@ -131,7 +167,6 @@ class ReportRecord {
         reason != repeat_reason_)
       return false;
     ++repeats_;
-    ++calls_;
     last_call_ = call;
     return true;
   }
@@ -140,7 +175,7 @@ class ReportRecord {
     fold_repeats();
     return keys_;
   }
-  std::uint64_t calls() const { return calls_; }
+  std::uint64_t calls() const { return calls_ + repeats_; }
   std::uint64_t unkeyed_calls() const { return unkeyed_; }  // calls of keys past kMaxKeys
   std::uint64_t last_call() const { return last_call_; }
   int capacity() const { return capacity_; }
@@ -148,22 +183,26 @@ class ReportRecord {
  private:
   KeyRecord* find(const CallKey& key);
   bool needs_entry_slow(const CallKey& key, std::uint64_t call);
+  static bool kept_memo(KeyRecord& k, std::uint64_t call);
   static void count_algorithm(KeyRecord& k, const char* name, std::uint64_t n_calls);
   void fold_repeats();
 
+  // add_repeat()'s template (the last call add() counted) and the calls it counted since, with
+  // the counters every call updates: first, in one or two cache lines.
+  bool repeat_ = false;
+  AutoReason repeat_reason_ = AutoReason::named;
+  // The first call after the template's that its key's log keeps (quiet_repeat is false from
+  // there on).
+  std::uint64_t repeat_next_kept_ = 0;
+  CallKey repeat_key_;
+  const char* repeat_algorithm_ = nullptr;
+  std::uint64_t repeats_ = 0;
+  std::uint64_t calls_ = 0, last_call_ = 0;  // calls_: without the repeats_ not yet folded
+  size_t repeat_index_ = 0;
   int capacity_;
   std::vector<KeyRecord> keys_;
   size_t last_key_ = 0;
-  std::uint64_t calls_ = 0, unkeyed_ = 0, last_call_ = 0;
-  // add_repeat()'s template (the last call add() counted without a measurement) and the calls it
-  // counted since.
-  bool repeat_ = false;
-  CallKey repeat_key_;
-  const char* repeat_algorithm_ = nullptr;
-  AutoReason repeat_reason_ = AutoReason::named;
-  int repeat_level_ = 0;  // the key's log level (it changes only in add())
-  size_t repeat_index_ = 0;
-  std::uint64_t repeats_ = 0;
+  std::uint64_t unkeyed_ = 0;
 };
 
 }  // namespace papcoll::observe

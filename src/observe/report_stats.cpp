@@ -348,8 +348,9 @@ std::string report_json(const std::vector<CommStats>& comms, const std::vector<R
   j.end_object();
   j.key("sampling").begin_object();
   j.field("samples_per_key", meta.samples_per_key);
-  j.field("rule", "a key's calls are all logged up to samples_per_key; then the log keeps the "
-                  "calls whose hashed index has `level` low zero bits (2^-level of them)");
+  j.field("rule", "a key's calls are all logged up to samples_per_key; then the log keeps one "
+                  "call per block of 2^level calls, at a place hashed from the call number "
+                  "(report_record.hpp); the same calls are timed");
   j.end_object();
   std::vector<double> edges;
   for (int b = 0; b < kWaitBins - 1; ++b) edges.push_back(wait_bin_upper_edge(b));

@@ -25,6 +25,33 @@ CallRecord call(std::uint64_t n, double entry, const char* algo = "native") {
   return c;
 }
 
+// The sampling rule (report_record.hpp): one kept call per block of 2^level calls, the level
+// L+1 calls among the level L ones, and next_kept_after() the first kept call after any call.
+TEST(ReportRecord, SamplingRuleIsStratifiedNestedAndPredictable) {
+  for (int level = 0; level <= 6; ++level) {
+    const std::uint64_t block = std::uint64_t{1} << level;
+    std::uint64_t kept_calls = 0, hits_every_3rd = 0;
+    for (std::uint64_t b = 1; b < 400; ++b) {
+      int in_block = 0;
+      for (std::uint64_t c = b * block; c < (b + 1) * block; ++c)
+        if (kept(c, level)) {
+          ++in_block;
+          ++kept_calls;
+          if (c % 3 == 0) ++hits_every_3rd;
+          EXPECT_TRUE(kept(c, level > 0 ? level - 1 : 0)) << c;
+        }
+      EXPECT_EQ(in_block, 1) << "level " << level << " block " << b;
+    }
+    for (std::uint64_t c = 0; c < 2000; ++c) {
+      std::uint64_t next = c + 1;
+      while (!kept(next, level)) ++next;
+      EXPECT_EQ(next_kept_after(c, level), next) << "level " << level << " call " << c;
+    }
+    // No aliasing with a straggler late every third call: about a third of the kept calls.
+    if (level >= 2) EXPECT_NEAR(double(hits_every_3rd) / kept_calls, 1.0 / 3, 0.08) << level;
+  }
+}
+
 TEST(ReportRecord, LogIsBoundedAndCountsStayExact) {
   ReportRecord r(256);
   for (std::uint64_t n = 1; n <= 100000; ++n) r.add(call(n, n * 1e-3));
@@ -41,63 +68,84 @@ TEST(ReportRecord, LogIsBoundedAndCountsStayExact) {
   for (size_t i = 1; i < k.samples.size(); ++i) EXPECT_LT(k.samples[i - 1].call, k.samples[i].call);
 }
 
-// Past kTimedAllCalls only a sixteenth of the calls read the clock (call_watch.cpp): each
-// measured one stands for 2^kTimedLevel calls, an unmeasured one adds nothing.
+// Only the calls the key's log keeps when they are made are timed (CallWatch::record): each
+// stands for 2^level calls (timed_weight), an untimed one adds nothing; the estimate of the total
+// is unbiased, and the timed share halves each time the log fills.
 TEST(ReportRecord, TimeInTheCollectiveFromTimedCalls) {
-  ReportRecord r(256);
+  ReportRecord r(2048);  // the default PAPCOLL_REPORT_SAMPLES
+  double expected = 0;
   std::uint64_t timed = 0;
-  for (std::uint64_t n = 1; n <= 40000; ++n) {
+  for (std::uint64_t n = 1; n <= 100000; ++n) {
     CallRecord c = call(n, n * 1e-3);
-    if (n > kTimedAllCalls) {
-      if (kept(n, kTimedLevel)) {
-        c.weight = 1 << kTimedLevel;
-        ++timed;
-      } else {
-        c.seconds = NAN;
-      }
+    const double w = r.timed_weight(c.key, n);
+    if (w > 0) {
+      c.weight = w;
+      expected += w * 1e-6;
+      ++timed;
+    } else {
+      c.seconds = NAN;
     }
     r.add(c);
   }
   ASSERT_EQ(r.keys().size(), 1u);
   const KeyRecord& k = r.keys()[0];
-  EXPECT_EQ(k.calls, 40000u);
-  EXPECT_NEAR(k.seconds, 1e-6 * (kTimedAllCalls + double(1 << kTimedLevel) * timed), 1e-12);
-  // The hashed sixteenth is a sixteenth: the estimate of 40000 us is within 3 %.
-  EXPECT_NEAR(k.seconds, 40000e-6, 0.03 * 40000e-6);
+  EXPECT_EQ(k.calls, 100000u);
+  EXPECT_NEAR(k.seconds, expected, 1e-12);
+  // Every call of the first log's worth, then about half a log's worth per level: far fewer
+  // than all calls, and the estimate of 100000 us within 5 %.
+  EXPECT_GE(timed, 2048u + 4 * 1024u);
+  EXPECT_LE(timed, 12000u);
+  EXPECT_NEAR(k.seconds, 100000e-6, 0.05 * 100000e-6);
   EXPECT_DOUBLE_EQ(k.max_seconds, 1e-6);
+  // A key not seen yet is timed (level 0).
+  EXPECT_EQ(r.timed_weight(CallKey{1, 8, -1}, 100001), 1.0);
 }
 
 // A caller that reads the entry clock only when needs_entry() says so and hands unmeasured
 // calls to add_repeat() first (CallWatch, for the interposition library's calls to the MPI
 // library) loses nothing: every call the log keeps and every timed call had its entry read, a
 // call without one is counted but not logged, and the counts per key, algorithm and reason are
-// those of add() on every call (two keys and two algorithms interleaved in runs).
+// those of add() on every call (two keys and two algorithms interleaved in runs). The same with
+// the interposition library's steady state first (quiet_repeat, then count_repeat).
 TEST(ReportRecord, EntryReadExactlyWhereNeeded) {
-  ReportRecord with_all(64), sampled(64);
-  std::uint64_t read = 0;
+  ReportRecord with_all(64), sampled(64), fast(64);
+  std::uint64_t read = 0, quiet = 0;
   for (std::uint64_t n = 1; n <= 20000; ++n) {
     CallRecord c = call(n, n * 1e-3, (n / 700) % 3 == 1 ? "ring" : "native");
     if ((n / 1100) % 4 == 2) c.key.bytes = 64;
     c.reason = n % 5000 < 10 ? AutoReason::balanced : AutoReason::named;
     with_all.add(c);
+    const bool fast_quiet = fast.quiet_repeat(c.key, c.algorithm, c.reason, n);
+    if (fast_quiet) {
+      ++quiet;
+      fast.count_repeat(n);
+    }
     if (sampled.needs_entry(c.key, n)) {
+      EXPECT_FALSE(fast_quiet) << "call " << n;
       ++read;
       sampled.add(c);
+      fast.add(c);
     } else {
       c.entry = NAN;
       c.seconds = NAN;
       if (!sampled.add_repeat(c.key, c.algorithm, c.reason, n)) sampled.add(c);
+      if (!fast_quiet && !fast.add_repeat(c.key, c.algorithm, c.reason, n)) fast.add(c);
     }
   }
+  EXPECT_GE(quiet, 15000u);  // the steady state: most calls
+  EXPECT_EQ(fast.calls(), 20000u);
+  EXPECT_EQ(fast.last_call(), 20000u);
   EXPECT_EQ(sampled.calls(), 20000u);
   EXPECT_EQ(sampled.last_call(), 20000u);
   const std::vector<KeyRecord> all_keys = with_all.keys();
   const std::vector<KeyRecord> sampled_keys = sampled.keys();
+  const std::vector<KeyRecord> fast_keys = fast.keys();
   ASSERT_EQ(sampled_keys.size(), 2u);
+  ASSERT_EQ(fast_keys.size(), 2u);
   ASSERT_EQ(all_keys.size(), 2u);
-  for (size_t i = 0; i < 2; ++i) {
-    const KeyRecord& a = all_keys[i];
-    const KeyRecord& b = sampled_keys[i];
+  for (size_t i = 0; i < 4; ++i) {
+    const KeyRecord& a = all_keys[i % 2];
+    const KeyRecord& b = i < 2 ? sampled_keys[i] : fast_keys[i - 2];
     EXPECT_EQ(b.key, a.key);
     EXPECT_EQ(b.calls, a.calls);
     EXPECT_EQ(b.algorithms, a.algorithms);
@@ -106,9 +154,10 @@ TEST(ReportRecord, EntryReadExactlyWhereNeeded) {
     ASSERT_EQ(b.samples.size(), a.samples.size());
     for (size_t j = 0; j < a.samples.size(); ++j) EXPECT_EQ(b.samples[j].call, a.samples[j].call);
   }
-  // Past the first kTimedAllCalls, about one call in 2^kTimedLevel reads the clock.
-  const double rest = static_cast<double>(read - kTimedAllCalls) / (20000 - kTimedAllCalls);
-  EXPECT_NEAR(rest, 1.0 / (1 << kTimedLevel), 0.01);
+  // The clock is read on the logged calls only: the first log's worth of each key, then a
+  // share that halves each time the log fills.
+  EXPECT_GE(read, 2 * 64u);
+  EXPECT_LE(read, 2000u);
   // A call without an entry time is never logged.
   ReportRecord none(64);
   CallRecord c = call(1, 1e-3);
