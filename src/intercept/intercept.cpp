@@ -34,6 +34,7 @@
 #include "api/error.hpp"
 #include "intercept/intercept_config.hpp"
 #include "intercept/intercept_observe.hpp"
+#include "intercept/intercept_quick.hpp"
 #include "intercept/intercept_stats.hpp"
 #include "observe/comm_observer.hpp"
 #include "prediction/monitor.hpp"
@@ -78,8 +79,10 @@ struct CommState {
   papcoll_monitor monitor = nullptr;
   bool monitor_failed = false;
   bool model_unusable = false;  // PAPCOLL_ERR_MODEL seen: scatterv/gatherv go to MPI
-  // Byte counts of MPI_Bcast for which `auto` ran the MPI library's broadcast (balanced_bcast_call).
+  // Byte counts of MPI_Bcast for which `auto` ran the MPI library's broadcast (balanced_bcast_call),
+  // and the latest one used (quick_known_bcast).
   std::vector<long long> native_bcast_bytes;
+  long long last_native_bcast = -1;
 };
 
 int delete_state(MPI_Comm, int, void* attr, void*) {
@@ -242,11 +245,29 @@ CommState* balanced_bcast_state(const CallInfo& info, const OperationChoice& cho
   return comm_state(info.comm);
 }
 
-bool known_native_bcast(const CommState* st, double bytes) {
+bool known_native_bcast(CommState* st, double bytes) {
   if (st == nullptr) return false;
   const long long b = static_cast<long long>(bytes);
-  return std::find(st->native_bcast_bytes.begin(), st->native_bcast_bytes.end(), b) !=
-         st->native_bcast_bytes.end();
+  if (std::find(st->native_bcast_bytes.begin(), st->native_bcast_bytes.end(), b) ==
+      st->native_bcast_bytes.end())
+    return false;
+  st->last_native_bcast = b;
+  return true;
+}
+
+// The steady state of a broadcast loop under `auto` (intercept_quick.hpp): the communicator is
+// the one this thread looked up last (comm_state caches only states it found), and the byte
+// count the one it ran as the MPI library's broadcast last time, whose decision reads only
+// agreed inputs (balanced_bcast_state), so it is the same again. (Inside papcoll, t_depth > 0,
+// dispatch runs the MPI library's call too.)
+bool quick_known_bcast(int count, MPI_Datatype type, MPI_Comm comm) {
+  if (!g_quick_bcast_auto) return false;
+  const StateCache& c = t_state_cache;
+  if (c.comm != comm || c.state == nullptr ||
+      c.deletions != g_state_deletions.load(std::memory_order_acquire))
+    return false;
+  const long long size = type_size(type);
+  return count >= 0 && size >= 0 && c.state->last_native_bcast == count * size;
 }
 
 int mpi_error_class(int papcoll_code) {
@@ -308,6 +329,8 @@ int dispatch(const CallInfo& info, RunPapcoll run_papcoll, RunNative run_native)
     if (bcast_state != nullptr && ran == "native" &&
         bcast_state->native_bcast_bytes.size() < kNativeBcastSizes)
       bcast_state->native_bcast_bytes.push_back(static_cast<long long>(info.bytes));
+    if (bcast_state != nullptr && ran == "native")
+      bcast_state->last_native_bcast = static_cast<long long>(info.bytes);
     record_call(op, comm, ran.empty() ? "none" : ran, info.bytes, since(t0));
     return MPI_SUCCESS;
   }
@@ -334,11 +357,16 @@ using papcoll::intercept::bytes_of;
 using papcoll::intercept::CallInfo;
 using papcoll::intercept::dispatch;
 using papcoll::intercept::Operation;
+using papcoll::intercept::quick_known_bcast;
+using papcoll::intercept::quick_native;
 
-extern "C" {
+namespace papcoll::intercept {
+namespace {
 
-int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
-                  MPI_Op op, MPI_Comm comm) {
+// The wrappers' paths past the quick tests (intercept_quick.hpp), out of line: the wrappers stay
+// a few instructions and a tail call for the calls that go straight to the MPI library.
+[[gnu::noinline]] int allreduce_call(const void* sendbuf, void* recvbuf, int count,
+                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   const double bytes = bytes_of(count, datatype);
   return dispatch(
       CallInfo{Operation::allreduce, comm, bytes, -1, bytes},
@@ -348,8 +376,8 @@ int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
       [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); });
 }
 
-int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-               int root, MPI_Comm comm) {
+[[gnu::noinline]] int reduce_call(const void* sendbuf, void* recvbuf, int count,
+                                  MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
   const double bytes = bytes_of(count, datatype);
   return dispatch(
       CallInfo{Operation::reduce, comm, bytes, root, bytes},
@@ -359,13 +387,40 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
       [&] { return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); });
 }
 
-int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+[[gnu::noinline]] int bcast_call(void* buffer, int count, MPI_Datatype datatype, int root,
+                                 MPI_Comm comm) {
   return dispatch(
       CallInfo{Operation::bcast, comm, bytes_of(count, datatype), root},
       [&](const papcoll_options* o) {
         return papcoll_bcast(buffer, count, datatype, root, comm, o);
       },
       [&] { return PMPI_Bcast(buffer, count, datatype, root, comm); });
+}
+
+}  // namespace
+}  // namespace papcoll::intercept
+
+extern "C" {
+
+int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm) {
+  if (quick_native(Operation::allreduce, count, datatype))
+    return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+  return papcoll::intercept::allreduce_call(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               int root, MPI_Comm comm) {
+  if (quick_native(Operation::reduce, count, datatype))
+    return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+  return papcoll::intercept::reduce_call(sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+
+int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  if (quick_native(Operation::bcast, count, datatype) ||
+      quick_known_bcast(count, datatype, comm))
+    return PMPI_Bcast(buffer, count, datatype, root, comm);
+  return papcoll::intercept::bcast_call(buffer, count, datatype, root, comm);
 }
 
 int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,

@@ -1,0 +1,61 @@
+// The calls that go straight to the MPI library whatever the rest of dispatch would find (issue
+// #17 item 2, "no tax on balanced calls"): decided per operation once, from what is constant
+// after load (the operation's choice, PAPCOLL_CHECK, PAPCOLL_VERBOSE, the report and the
+// watchdog, the arrival history's threshold), so that such a call costs the wrapper one table
+// read, one type size from a per-thread cache and one compare before the PMPI_ call.
+//
+// Which calls: an operation set to native, and all-reduce and reduce under `auto` below the
+// history's PAPCOLL_HISTORY_MIN_BYTES (every size without the history), which dispatch sends to
+// the MPI library anyway (no arrival pattern, selection.cpp) after the same tests; and a
+// broadcast under `auto` of a byte count the communicator ran as the MPI library's before. Not with
+// PAPCOLL_CHECK (it checks every call), PAPCOLL_VERBOSE (it counts them) or the report and the
+// watchdog (they observe them, intercept_observe.hpp). Every input is the same on every rank
+// (the environment mpirun exports, the bytes every rank passes alike), so every rank takes the
+// same path.
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+
+#include "intercept/intercept_config.hpp"
+
+namespace papcoll::intercept {
+
+// Hidden: read without the GOT (the interposition library's own; only MPI_ names are its API).
+#define PAPCOLL_INTERCEPT_LOCAL __attribute__((visibility("hidden")))
+
+// Per operation: calls of fewer bytes than this go straight to the MPI library (0: none).
+PAPCOLL_INTERCEPT_LOCAL extern long long g_quick_below[static_cast<int>(Operation::count)];
+// MPI_Bcast under `auto` with the same conditions: a byte count the communicator already ran as
+// the MPI library's broadcast goes there directly (intercept.cpp quick_known_bcast).
+PAPCOLL_INTERCEPT_LOCAL extern bool g_quick_bcast_auto;
+
+// The size of `type`, from a one-entry per-thread cache that MPI_Type_free invalidates (a freed
+// derived type's handle may come back with another size). -1 when MPI refuses the type.
+long long type_size_slow(MPI_Datatype type);
+struct TypeSizeCache {
+  MPI_Datatype type{};
+  long long size = -1;
+  unsigned long frees = ~0UL;
+};
+__attribute__((tls_model("initial-exec"), visibility("hidden"))) inline constinit thread_local
+    TypeSizeCache t_type_size;
+PAPCOLL_INTERCEPT_LOCAL extern std::atomic<unsigned long> g_type_frees;
+
+inline long long type_size(MPI_Datatype type) {
+  const TypeSizeCache& c = t_type_size;
+  if (c.type == type && c.frees == g_type_frees.load(std::memory_order_acquire)) [[likely]]
+    return c.size;
+  return type_size_slow(type);
+}
+
+// Whether this call goes straight to the MPI library.
+inline bool quick_native(Operation op, int count, MPI_Datatype type) {
+  const long long below = g_quick_below[static_cast<int>(op)];
+  if (below <= 0) return false;
+  const long long size = type_size(type);
+  return count >= 0 && size >= 0 && static_cast<long long>(count) * size < below;
+}
+
+}  // namespace papcoll::intercept
