@@ -260,14 +260,17 @@ bool known_native_bcast(CommState* st, double bytes) {
 // count the one it ran as the MPI library's broadcast last time, whose decision reads only
 // agreed inputs (balanced_bcast_state), so it is the same again. (Inside papcoll, t_depth > 0,
 // dispatch runs the MPI library's call too.)
-bool quick_known_bcast(int count, MPI_Datatype type, MPI_Comm comm) {
-  if (!g_quick_bcast_auto) return false;
+// The call's bytes when it is such a call, else -1.
+long long quick_known_bcast(int count, MPI_Datatype type, MPI_Comm comm) {
+  if (!g_quick_bcast_auto) return -1;
   const StateCache& c = t_state_cache;
   if (c.comm != comm || c.state == nullptr ||
       c.deletions != g_state_deletions.load(std::memory_order_acquire))
-    return false;
+    return -1;
   const long long size = type_size(type);
-  return count >= 0 && size >= 0 && c.state->last_native_bcast == count * size;
+  if (count < 0 || size < 0) return -1;
+  const long long bytes = static_cast<long long>(count) * size;
+  return c.state->last_native_bcast == bytes ? bytes : -1;
 }
 
 int mpi_error_class(int papcoll_code) {
@@ -289,7 +292,8 @@ int dispatch(const CallInfo& info, RunPapcoll run_papcoll, RunNative run_native)
   auto since = [timed](double start) { return timed ? PMPI_Wtime() - start : 0.0; };
   // Calls to the MPI library are observed for the report and the watchdog (intercept_observe.hpp).
   auto native = [&] {
-    return observed_native(op, comm, info.agreed_bytes_or_own(), info.root, run_native);
+    return observed_native(op, comm, static_cast<long long>(info.agreed_bytes_or_own()), info.root,
+                           run_native);
   };
   auto native_recorded = [&] {
     const int rc = native();
@@ -363,6 +367,16 @@ using papcoll::intercept::quick_native;
 namespace papcoll::intercept {
 namespace {
 
+// A call the quick test sends to the MPI library (intercept_quick.hpp): observed like dispatch's
+// calls to it when the report or the watchdog is on (with the bytes every rank passes, which
+// are the report's key for these three operations), except papcoll's own calls (t_depth).
+template <typename Run>
+int quick_call(Operation op, MPI_Comm comm, long long bytes, int root, Run run) {
+  if (!g_observing || t_depth > 0) return run();
+  const Inside inside;
+  return observed_native(op, comm, bytes, root, run);
+}
+
 // The wrappers' paths past the quick tests (intercept_quick.hpp), out of line: the wrappers stay
 // a few instructions and a tail call for the calls that go straight to the MPI library.
 [[gnu::noinline]] int allreduce_call(const void* sendbuf, void* recvbuf, int count,
@@ -404,22 +418,30 @@ extern "C" {
 
 int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                   MPI_Op op, MPI_Comm comm) {
-  if (quick_native(Operation::allreduce, count, datatype))
-    return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+  if (const long long b = quick_native(Operation::allreduce, count, datatype); b >= 0)
+    return papcoll::intercept::quick_call(Operation::allreduce, comm, b, -1, [&]() __attribute__((always_inline)) {
+      return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    });
   return papcoll::intercept::allreduce_call(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                int root, MPI_Comm comm) {
-  if (quick_native(Operation::reduce, count, datatype))
-    return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+  if (const long long b = quick_native(Operation::reduce, count, datatype); b >= 0)
+    return papcoll::intercept::quick_call(Operation::reduce, comm, b, root, [&]() __attribute__((always_inline)) {
+      return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    });
   return papcoll::intercept::reduce_call(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
 int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  if (quick_native(Operation::bcast, count, datatype) ||
-      quick_known_bcast(count, datatype, comm))
-    return PMPI_Bcast(buffer, count, datatype, root, comm);
+  long long b = quick_native(Operation::bcast, count, datatype);
+  if (b < 0) b = quick_known_bcast(count, datatype, comm);
+  if (b >= 0)
+    return papcoll::intercept::quick_call(Operation::bcast, comm, b, root,
+                                          [&]() __attribute__((always_inline)) {
+                                            return PMPI_Bcast(buffer, count, datatype, root, comm);
+                                          });
   return papcoll::intercept::bcast_call(buffer, count, datatype, root, comm);
 }
 

@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "intercept/intercept_config.hpp"
+#include "intercept/intercept_quick.hpp"
 #include "observe/call_watch.hpp"
 #include "observe/comm_observer.hpp"
 #include "observe/observe_config.hpp"
@@ -20,7 +21,8 @@
 
 namespace papcoll::intercept {
 
-inline constexpr char kNativeName[] = "native";  // the report's name (one address: add_repeat)
+// The report's name (one address, compared in add_repeat; internal: no GOT load).
+static constexpr char kNativeName[] = "native";
 
 // This thread's observe::t_cache, read through initial-exec TLS: the library is loaded at
 // start-up (LD_PRELOAD or linked), so this costs no __tls_get_addr after the first call.
@@ -36,13 +38,13 @@ inline observe::ThreadCache& observe_cache() {
 
 // `agreed_bytes`: what every rank passes alike (-1: not known), `root` (-1: none).
 template <typename RunNative>
-int observed_native(Operation op, MPI_Comm comm, double agreed_bytes, int root,
+int observed_native(Operation op, MPI_Comm comm, long long agreed_bytes, int root,
                     RunNative run_native) {
-  if (!observe::g_watching_native) return run_native();
+  if (!g_observing) return run_native();
   observe::ThreadCache& cache = observe_cache();
   if (cache.joining != 0) return run_native();  // an Unobserved scope
   const int collective = static_cast<int>(op);
-  const observe::CallKey key{collective, static_cast<long long>(agreed_bytes), root};
+  const observe::CallKey key{collective, agreed_bytes, root};
   // The steady state of a loop (issue #20 item 4): the observer exists and the report, if on,
   // only counts this call. The board's entry and exit and the count, inline; what CallWatch
   // does for such a call, without its general steps.

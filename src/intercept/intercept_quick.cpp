@@ -9,6 +9,7 @@ namespace papcoll::intercept {
 
 PAPCOLL_INTERCEPT_LOCAL long long g_quick_below[static_cast<int>(Operation::count)] = {};
 PAPCOLL_INTERCEPT_LOCAL bool g_quick_bcast_auto = false;
+PAPCOLL_INTERCEPT_LOCAL bool g_observing = false;
 PAPCOLL_INTERCEPT_LOCAL std::atomic<unsigned long> g_type_frees{0};
 
 long long type_size_slow(MPI_Datatype type) {
@@ -23,8 +24,9 @@ namespace {
 // At load (after libpapcoll's own initialisation, which it depends on): the environment is
 // mpirun's, the same on every rank.
 __attribute__((constructor)) void decide_quick_paths() {
+  g_observing = observe::g_watching_native;
   const Config& cfg = config();
-  if (cfg.verbose || check_mode() || observe::g_watching_native) return;
+  if (cfg.verbose || check_mode()) return;
   for (int i = 0; i < static_cast<int>(Operation::count); ++i) {
     const auto op = static_cast<Operation>(i);
     const OperationChoice& choice = cfg[op];

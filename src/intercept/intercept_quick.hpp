@@ -1,15 +1,15 @@
 // The calls that go straight to the MPI library whatever the rest of dispatch would find (issue
 // #17 item 2, "no tax on balanced calls"): decided per operation once, from what is constant
-// after load (the operation's choice, PAPCOLL_CHECK, PAPCOLL_VERBOSE, the report and the
-// watchdog, the arrival history's threshold), so that such a call costs the wrapper one table
-// read, one type size from a per-thread cache and one compare before the PMPI_ call.
+// after load (the operation's choice, PAPCOLL_CHECK, PAPCOLL_VERBOSE, the arrival history's
+// threshold), so that such a call costs the wrapper one table read, one type size from a
+// per-thread cache and one compare before the PMPI_ call (observed like every call to the MPI
+// library when the report or the watchdog is on, intercept_observe.hpp).
 //
 // Which calls: an operation set to native, and all-reduce and reduce under `auto` below the
 // history's PAPCOLL_HISTORY_MIN_BYTES (every size without the history), which dispatch sends to
 // the MPI library anyway (no arrival pattern, selection.cpp) after the same tests; and a
-// broadcast under `auto` of a byte count the communicator ran as the MPI library's before. Not with
-// PAPCOLL_CHECK (it checks every call), PAPCOLL_VERBOSE (it counts them) or the report and the
-// watchdog (they observe them, intercept_observe.hpp). Every input is the same on every rank
+// broadcast under `auto` of a byte count the communicator ran as the MPI library's before. Not
+// with PAPCOLL_CHECK (it checks every call) or PAPCOLL_VERBOSE (it counts them). Every input is the same on every rank
 // (the environment mpirun exports, the bytes every rank passes alike), so every rank takes the
 // same path.
 #pragma once
@@ -30,6 +30,9 @@ PAPCOLL_INTERCEPT_LOCAL extern long long g_quick_below[static_cast<int>(Operatio
 // MPI_Bcast under `auto` with the same conditions: a byte count the communicator already ran as
 // the MPI library's broadcast goes there directly (intercept.cpp quick_known_bcast).
 PAPCOLL_INTERCEPT_LOCAL extern bool g_quick_bcast_auto;
+// observe::g_watching_native (the report or the watchdog is on), copied at load: read without
+// going through libpapcoll's GOT entry.
+PAPCOLL_INTERCEPT_LOCAL extern bool g_observing;
 
 // The size of `type`, from a one-entry per-thread cache that MPI_Type_free invalidates (a freed
 // derived type's handle may come back with another size). -1 when MPI refuses the type.
@@ -50,12 +53,14 @@ inline long long type_size(MPI_Datatype type) {
   return type_size_slow(type);
 }
 
-// Whether this call goes straight to the MPI library.
-inline bool quick_native(Operation op, int count, MPI_Datatype type) {
+// The call's bytes when it goes straight to the MPI library, else -1.
+inline long long quick_native(Operation op, int count, MPI_Datatype type) {
   const long long below = g_quick_below[static_cast<int>(op)];
-  if (below <= 0) return false;
+  if (below <= 0) return -1;
   const long long size = type_size(type);
-  return count >= 0 && size >= 0 && static_cast<long long>(count) * size < below;
+  if (count < 0 || size < 0) return -1;
+  const long long bytes = static_cast<long long>(count) * size;
+  return bytes < below ? bytes : -1;
 }
 
 }  // namespace papcoll::intercept

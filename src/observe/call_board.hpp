@@ -98,7 +98,7 @@ class Board {
   int size() const { return size_; }
 
   // ---- the owner's stores (the call path) ----
-  void enter(std::uint64_t seq, double entry, int collective) {
+  [[gnu::always_inline]] void enter(std::uint64_t seq, double entry, int collective) {
     std::atomic_ref<double>(own_->entry).store(entry, std::memory_order_relaxed);
     own_->collective = collective;
     store_word(pack_word(seq, CallState::entered));
@@ -126,7 +126,9 @@ class Board {
     std::atomic_ref<double>(own_->entry).store(entry, std::memory_order_relaxed);
   }
   void refuse(std::uint64_t seq, int code, const char* message);
-  void leave(std::uint64_t seq) { store_word(pack_word(seq, CallState::idle)); }
+  [[gnu::always_inline]] void leave(std::uint64_t seq) {
+    store_word(pack_word(seq, CallState::idle));
+  }
   std::uint64_t own_word() const {
     return std::atomic_ref<std::uint64_t>(own_->word).load(std::memory_order_acquire);
   }
@@ -146,7 +148,7 @@ class Board {
   static bool descriptor(const BoardSlot& s, std::uint64_t seq, JoinDescriptor* out);
 
  private:
-  void store_word(std::uint64_t w) {
+  [[gnu::always_inline]] void store_word(std::uint64_t w) {
     std::atomic_ref<std::uint64_t>(own_->word).store(w, std::memory_order_release);
   }
   bool copy_once(int rank, BoardSlot* out) const;

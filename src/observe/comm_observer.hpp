@@ -68,7 +68,7 @@ struct CommObserver {
   bool closed = false;
 };
 
-struct ThreadCache {
+struct alignas(64) ThreadCache {
   MPI_Comm comm{};  // not MPI_COMM_NULL, which is no constant in every MPI; generation decides
   std::uint64_t generation = ~0ULL;
   CommObserver* observer = nullptr;
@@ -87,13 +87,15 @@ CommObserver* find_observer_slow(MPI_Comm comm, std::uint64_t generation);
 
 // The observer of `comm`, or null (none made yet, or everything off). `cache` is the calling
 // thread's t_cache.
-inline CommObserver* find_observer(MPI_Comm comm, ThreadCache& cache) {
+[[gnu::always_inline]] inline CommObserver* find_observer(MPI_Comm comm, ThreadCache& cache) {
   const std::uint64_t g = g_generation.load(std::memory_order_acquire);
   if (cache.comm == comm && cache.generation == g) [[likely]]
     return cache.observer;
   return find_observer_slow(comm, g);
 }
-inline CommObserver* find_observer(MPI_Comm comm) { return find_observer(comm, t_cache); }
+[[gnu::always_inline]] inline CommObserver* find_observer(MPI_Comm comm) {
+  return find_observer(comm, t_cache);
+}
 
 // Collective over `comm` (every rank at the same call): makes its observer. Null when MPI
 // failed (then a message on stderr, once). Not for communicators of one rank.
