@@ -38,8 +38,10 @@ if [[ "${PAPCOLL_SKIP_SANITIZERS:-0}" != 1 ]]; then
   asan_mpi_tests=(test_allreduce test_allreduce_errors test_allreduce_types test_executor test_reduce
                   test_bcast test_allgatherv test_monitor_lifecycle test_monitor_concurrent_free)
   if [[ ! -f build-asan/build.ninja ]]; then
+    # -g1: line tables only (what the reports print), 6 % less compile time than -g. -O0 stays:
+    # at -O1 this build takes 2.4 times as long.
     cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPAPCOLL_SANITIZE=address,undefined \
-      >/dev/null
+      -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DCMAKE_C_FLAGS_DEBUG=-g1 >/dev/null
   fi
   ninja -C build-asan papcoll-unit-tests "${asan_mpi_tests[@]}" >/dev/null
   stage_done "sanitizer build (address,undefined)"
@@ -57,7 +59,10 @@ if [[ "${PAPCOLL_SKIP_SANITIZERS:-0}" != 1 && "${PAPCOLL_SKIP_TSAN:-0}" != 1 ]];
   monitor_tests=(test_monitor test_monitor_agreement test_monitor_lifecycle test_monitor_finalize
                  test_monitor_nothread test_monitor_concurrent_free test_monitor_sampling)
   if [[ ! -f build-tsan/build.ninja ]]; then
+    # -O1 -g1 (ThreadSanitizer's documented minimum, line tables only): the build takes 67 s
+    # instead of 113 s here, the tests as long as at -O2.
     cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPAPCOLL_SANITIZE=thread \
+      "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
       >/dev/null
   fi
   ninja -C build-tsan papcoll "${monitor_tests[@]}" >/dev/null
