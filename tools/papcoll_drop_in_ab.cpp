@@ -6,7 +6,8 @@
 // an order alternated per round, between barriers. Rank 0 prints both median per-call times on
 // stderr and the median of the per-round ratios wrapped/native on stdout.
 //
-//   papcoll-drop-in-ab OP COUNT ROUNDS CALLS     OP: allreduce | reduce | bcast (MPI_DOUBLE, MPI_SUM, root 0)
+//   papcoll-drop-in-ab OP COUNT ROUNDS CALLS
+//   OP: allreduce | reduce | bcast (MPI_DOUBLE, MPI_SUM, root 0)
 #include <mpi.h>
 
 #include <algorithm>

@@ -79,8 +79,8 @@ struct CommState {
   papcoll_monitor monitor = nullptr;
   bool monitor_failed = false;
   bool model_unusable = false;  // PAPCOLL_ERR_MODEL seen: scatterv/gatherv go to MPI
-  // Byte counts of MPI_Bcast for which `auto` ran the MPI library's broadcast (balanced_bcast_call),
-  // and the latest one used (quick_known_bcast).
+  // Byte counts of MPI_Bcast for which `auto` ran the MPI library's broadcast
+  // (balanced_bcast_call), and the latest one used (quick_known_bcast).
   std::vector<long long> native_bcast_bytes;
   long long last_native_bcast = -1;
 };
@@ -255,22 +255,19 @@ bool known_native_bcast(CommState* st, double bytes) {
   return true;
 }
 
-// The steady state of a broadcast loop under `auto` (intercept_quick.hpp): the communicator is
-// the one this thread looked up last (comm_state caches only states it found), and the byte
-// count the one it ran as the MPI library's broadcast last time, whose decision reads only
-// agreed inputs (balanced_bcast_state), so it is the same again. (Inside papcoll, t_depth > 0,
-// dispatch runs the MPI library's call too.)
-// The call's bytes when it is such a call, else -1.
+// The steady state of a broadcast loop under `auto` (intercept_quick.hpp), giving the call's
+// bytes, else -1: the communicator is the one this thread looked up last (comm_state caches only
+// states it found), and the byte count the one it ran as the MPI library's broadcast last time,
+// whose decision reads only agreed inputs (balanced_bcast_state), so it is the same again.
+// (Inside papcoll, t_depth > 0, dispatch runs the MPI library's call too.)
 long long quick_known_bcast(int count, MPI_Datatype type, MPI_Comm comm) {
   if (!g_quick_bcast_auto) return -1;
   const StateCache& c = t_state_cache;
   if (c.comm != comm || c.state == nullptr ||
       c.deletions != g_state_deletions.load(std::memory_order_acquire))
     return -1;
-  const long long size = type_size(type);
-  if (count < 0 || size < 0) return -1;
-  const long long bytes = static_cast<long long>(count) * size;
-  return c.state->last_native_bcast == bytes ? bytes : -1;
+  const long long bytes = call_bytes(count, type);
+  return bytes >= 0 && c.state->last_native_bcast == bytes ? bytes : -1;
 }
 
 int mpi_error_class(int papcoll_code) {
@@ -330,11 +327,12 @@ int dispatch(const CallInfo& info, RunPapcoll run_papcoll, RunNative run_native)
   const int rc = run_papcoll(&opt);
   if (rc == PAPCOLL_SUCCESS) {
     const std::string ran = papcoll_last_algorithm();
-    if (bcast_state != nullptr && ran == "native" &&
-        bcast_state->native_bcast_bytes.size() < kNativeBcastSizes)
-      bcast_state->native_bcast_bytes.push_back(static_cast<long long>(info.bytes));
-    if (bcast_state != nullptr && ran == "native")
-      bcast_state->last_native_bcast = static_cast<long long>(info.bytes);
+    if (bcast_state != nullptr && ran == "native") {
+      const long long b = static_cast<long long>(info.bytes);
+      if (bcast_state->native_bcast_bytes.size() < kNativeBcastSizes)
+        bcast_state->native_bcast_bytes.push_back(b);
+      bcast_state->last_native_bcast = b;
+    }
     record_call(op, comm, ran.empty() ? "none" : ran, info.bytes, since(t0));
     return MPI_SUCCESS;
   }
@@ -419,18 +417,20 @@ extern "C" {
 int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                   MPI_Op op, MPI_Comm comm) {
   if (const long long b = quick_native(Operation::allreduce, count, datatype); b >= 0)
-    return papcoll::intercept::quick_call(Operation::allreduce, comm, b, -1, [&]() __attribute__((always_inline)) {
-      return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-    });
+    return papcoll::intercept::quick_call(
+        Operation::allreduce, comm, b, -1, [&]() __attribute__((always_inline)) {
+          return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+        });
   return papcoll::intercept::allreduce_call(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                int root, MPI_Comm comm) {
   if (const long long b = quick_native(Operation::reduce, count, datatype); b >= 0)
-    return papcoll::intercept::quick_call(Operation::reduce, comm, b, root, [&]() __attribute__((always_inline)) {
-      return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-    });
+    return papcoll::intercept::quick_call(
+        Operation::reduce, comm, b, root, [&]() __attribute__((always_inline)) {
+          return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+        });
   return papcoll::intercept::reduce_call(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 

@@ -9,9 +9,9 @@
 // history's PAPCOLL_HISTORY_MIN_BYTES (every size without the history), which dispatch sends to
 // the MPI library anyway (no arrival pattern, selection.cpp) after the same tests; and a
 // broadcast under `auto` of a byte count the communicator ran as the MPI library's before. Not
-// with PAPCOLL_CHECK (it checks every call) or PAPCOLL_VERBOSE (it counts them). Every input is the same on every rank
-// (the environment mpirun exports, the bytes every rank passes alike), so every rank takes the
-// same path.
+// with PAPCOLL_CHECK (it checks every call) or PAPCOLL_VERBOSE (it counts them). Every input is
+// the same on every rank (the environment mpirun exports, the bytes every rank passes alike), so
+// every rank takes the same path.
 #pragma once
 
 #include <mpi.h>
@@ -53,13 +53,17 @@ inline long long type_size(MPI_Datatype type) {
   return type_size_slow(type);
 }
 
+// count * the type's size, or -1 when either is invalid (the full path reports it).
+inline long long call_bytes(int count, MPI_Datatype type) {
+  const long long size = type_size(type);
+  return count < 0 || size < 0 ? -1 : static_cast<long long>(count) * size;
+}
+
 // The call's bytes when it goes straight to the MPI library, else -1.
 inline long long quick_native(Operation op, int count, MPI_Datatype type) {
   const long long below = g_quick_below[static_cast<int>(op)];
   if (below <= 0) return -1;
-  const long long size = type_size(type);
-  if (count < 0 || size < 0) return -1;
-  const long long bytes = static_cast<long long>(count) * size;
+  const long long bytes = call_bytes(count, type);
   return bytes < below ? bytes : -1;
 }
 

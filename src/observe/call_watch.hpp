@@ -147,9 +147,4 @@ class Unobserved {
   Unobserved& operator=(const Unobserved&) = delete;
 };
 
-// The interposition library's calls that go straight to the MPI library: observed only for the
-// report and the watchdog (nobody refuses them), and not in an Unobserved scope. Collective the
-// first time on a communicator.
-inline bool watching_native() { return g_watching_native && t_cache.joining == 0; }
-
 }  // namespace papcoll::observe

@@ -34,7 +34,7 @@ const ObserveConfig& config();
 extern const bool g_active;
 inline bool active() { return g_active; }
 // The report or the watchdog is on: the interposition library's calls to the MPI library are
-// observed too (call_watch.hpp watching_native). A constant after load.
+// observed too (intercept_observe.hpp). A constant after load.
 extern const bool g_watching_native;
 
 }  // namespace papcoll::observe

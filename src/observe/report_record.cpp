@@ -82,8 +82,7 @@ void ReportRecord::fold_repeats() {
 
 void ReportRecord::add(const CallRecord& c) {
   fold_repeats();
-  repeat_ = false;
-  repeat_next_kept_ = 0;
+  repeat_next_kept_ = 0;  // no template until this call's is set below
   ++calls_;
   last_call_ = c.call;
   KeyRecord* k = find(c.key);
@@ -117,13 +116,12 @@ void ReportRecord::add(const CallRecord& c) {
   }
   // The next calls of this key, algorithm and reason with nothing measured are only counted
   // (add_repeat), up to the next call the log keeps.
-  repeat_ = true;
   repeat_key_ = c.key;
   repeat_algorithm_ = c.algorithm;
   repeat_reason_ = c.reason;
   repeat_index_ = static_cast<size_t>(k - keys_.data());
   kept_memo(*k, c.call + 1);  // the memo now covers the calls after this one
-  repeat_next_kept_ = k->next_kept;
+  repeat_next_kept_ = k->next_kept;  // > c.call >= 0: the template is set
 }
 
 }  // namespace papcoll::observe

@@ -131,7 +131,7 @@ class alignas(64) ReportRecord {
   // Whether add() will need call `call`'s entry time (its log keeps it, and it is timed). Inline
   // for the steady state of a loop: a call of the key of the previous call.
   bool needs_entry(const CallKey& key, std::uint64_t call) {
-    if (repeat_ && key == repeat_key_ && call < repeat_next_kept_) return false;
+    if (call < repeat_next_kept_ && key == repeat_key_) return false;
     return needs_entry_slow(key, call);
   }
   // The weight of call `call`'s time in the collective: 2^level when the key's log keeps it
@@ -163,11 +163,10 @@ class alignas(64) ReportRecord {
   // keys(). False: not such a call, add() it.
   bool add_repeat(const CallKey& key, const char* algorithm, AutoReason reason,
                   std::uint64_t call) {
-    if (!repeat_ || !(key == repeat_key_) || algorithm != repeat_algorithm_ ||
+    if (repeat_next_kept_ == 0 || !(key == repeat_key_) || algorithm != repeat_algorithm_ ||
         reason != repeat_reason_)
       return false;
-    ++repeats_;
-    last_call_ = call;
+    count_repeat(call);
     return true;
   }
 
@@ -189,10 +188,9 @@ class alignas(64) ReportRecord {
 
   // add_repeat()'s template (the last call add() counted) and the calls it counted since, with
   // the counters every call updates: first, in one or two cache lines.
-  bool repeat_ = false;
   AutoReason repeat_reason_ = AutoReason::named;
   // The first call after the template's that its key's log keeps (quiet_repeat is false from
-  // there on).
+  // there on); 0: no template.
   std::uint64_t repeat_next_kept_ = 0;
   CallKey repeat_key_;
   const char* repeat_algorithm_ = nullptr;
