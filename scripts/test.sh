@@ -43,11 +43,18 @@ if [[ "${PAPCOLL_SKIP_SANITIZERS:-0}" != 1 ]]; then
     cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPAPCOLL_SANITIZE=address,undefined \
       -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DCMAKE_C_FLAGS_DEBUG=-g1 >/dev/null
   fi
-  ninja -C build-asan papcoll-unit-tests "${asan_mpi_tests[@]}" >/dev/null
+  ninja -C build-asan papcoll-unit-tests-sanitized "${asan_mpi_tests[@]}" >/dev/null
   stage_done "sanitizer build (address,undefined)"
   export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-  build-asan/bin/papcoll-unit-tests --gtest_brief=1 \
-    --gtest_filter='All/AllreduceGenerators.*:Verifier.*:CostModel.*:ImbalanceAware.*:SinglePort.*:Predictor.*:HistoryTable.*:Estimate.*:Sanitize.*:PatternError.*:ReduceRegistry.*:CirculantTables.*:BcastBaselines.*:AllgathervBaselines.*:LinkModel*:ScatterGather*-*VerifyForEveryPAndDefaultBlocks*:BcastBaselines.Verify'
+  # Two shards side by side (GoogleTest's sharding): one process would leave a core idle.
+  unit_filter='All/AllreduceGenerators.*:Verifier.*:CostModel.*:ImbalanceAware.*:SinglePort.*:Predictor.*:HistoryTable.*:Estimate.*:Sanitize.*:PatternError.*:ReduceRegistry.*:CirculantTables.*:BcastBaselines.*:AllgathervBaselines.*:LinkModel*:ScatterGather*-*VerifyForEveryPAndDefaultBlocks*:BcastBaselines.Verify'
+  shard_pids=()
+  for shard in 0 1; do
+    GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=$shard build-asan/bin/papcoll-unit-tests-sanitized \
+      --gtest_brief=1 --gtest_filter="$unit_filter" &
+    shard_pids+=($!)
+  done
+  for pid in "${shard_pids[@]}"; do wait "$pid"; done
   # Open MPI's own allocations are reported as leaks at exit, so leak checking is off for MPI runs.
   (cd build-asan && ASAN_OPTIONS=detect_leaks=0 \
     ctest --output-on-failure --timeout 300 -j 2 -R '^test_(allreduce|allreduce_errors|allreduce_types|executor|reduce|bcast|allgatherv|monitor_lifecycle|monitor_concurrent_free)_np(1|2|3|4)$')
@@ -78,7 +85,7 @@ if [[ "${PAPCOLL_SKIP_SMPI:-0}" != 1 ]]; then
   # The SimGrid SMPI build and one short simulated run per operation at 16 ranks (docs/smpi.md),
   # so that the simulated-cluster path keeps building and giving correct results.
   echo "== SimGrid SMPI build and smoke test"
-  PAPCOLL_SMPI_BUILD_TYPE=Debug bash sim/smoke.sh build-smpi-debug
+  PAPCOLL_SMPI_BUILD_TYPE=Debug PAPCOLL_BUILD_TARGETS=papcoll-bench bash sim/smoke.sh build-smpi-debug
   stage_done "SimGrid SMPI build and smoke test"
 fi
 echo "== the whole suite: $SECONDS s"

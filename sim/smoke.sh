@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 dir=${1:-build-smpi}
 # scripts/test.sh passes a build type of Debug (PAPCOLL_SMPI_BUILD_TYPE): it compiles in about
 # half the time, and the smoke runs are tiny. The experiments use the Release build in build-smpi.
+# PAPCOLL_BUILD_TARGETS=papcoll-bench (scripts/test.sh) builds only what the runs below use.
 bash scripts/build.sh "$dir" -DPAPCOLL_SMPI=ON -DCMAKE_BUILD_TYPE="${PAPCOLL_SMPI_BUILD_TYPE:-Release}"
 bench=$dir/bin/papcoll-bench
 

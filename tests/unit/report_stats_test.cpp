@@ -48,7 +48,9 @@ TEST(ReportRecord, SamplingRuleIsStratifiedNestedAndPredictable) {
       EXPECT_EQ(next_kept_after(c, level), next) << "level " << level << " call " << c;
     }
     // No aliasing with a straggler late every third call: about a third of the kept calls.
-    if (level >= 2) EXPECT_NEAR(double(hits_every_3rd) / kept_calls, 1.0 / 3, 0.08) << level;
+    if (level >= 2) {
+      EXPECT_NEAR(double(hits_every_3rd) / kept_calls, 1.0 / 3, 0.08) << level;
+    }
   }
 }
 

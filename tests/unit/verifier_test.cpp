@@ -44,6 +44,31 @@ TEST(Verifier, RejectsUnmatchedSend) {
   EXPECT_FALSE(verify_schedule(s).ok);
 }
 
+TEST(Verifier, RejectsReceiveWithoutSend) {
+  Schedule s = ring4();
+  s.ranks[2] = without_ops(s.ranks[2], [](const Step& st, const Op& op) {  // drop a send
+    return st.round == 0 && op.kind == OpKind::send;
+  });
+  const VerifyResult v = verify_schedule(s);
+  EXPECT_FALSE(v.ok);
+  EXPECT_NE(v.error.find("has no send"), std::string::npos) << v.error;
+}
+
+TEST(Verifier, PairsMessagesBetweenTwoRanksInOpOrder) {
+  // MPI matches messages of one (source, tag) in posting order: two in one round carry blocks 0
+  // and 1, and receives posted in the other order get each other's blocks.
+  ScheduleBuilder b(Collective::bcast, "two", 2, 2, 0);
+  b.transfer(0, 0, 1, {0}, Combine::copy);
+  b.transfer(0, 0, 1, {1}, Combine::copy);
+  Schedule s = std::move(b).build();
+  ASSERT_TRUE(verify_schedule(s).ok) << verify_schedule(s).error;
+  ASSERT_EQ(s.ranks[1].ops.size(), 2u);
+  std::swap(s.ranks[1].ops[0], s.ranks[1].ops[1]);
+  const VerifyResult v = verify_schedule(s);
+  EXPECT_FALSE(v.ok);
+  EXPECT_NE(v.error.find("different blocks"), std::string::npos) << v.error;
+}
+
 TEST(Verifier, RejectsBlockMismatch) {
   Schedule s = ring4();
   for (Op& op : s.ranks[1].ops)
