@@ -181,6 +181,10 @@ int CollectiveCall::enter_monitor(MPI_Comm comm, double entry_time) {
   return PAPCOLL_SUCCESS;
 }
 
+void CollectiveCall::note_algorithm(const AlgorithmInfo* algo) {
+  if (in_monitor_call_) monitor_->note_use(algo != nullptr && algo->uses_arrivals);
+}
+
 int CollectiveCall::open_context(MPI_Comm comm, bool settle_network) {
   if (MpiStatus s = comm_context(comm, &ctx_); !s.ok()) return mpi_error(s);
   cost_.cores_shared = ctx_->cores_shared;

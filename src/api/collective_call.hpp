@@ -82,6 +82,9 @@ class CollectiveCall {
 
   // One monitor step when the options name a monitor: the call's first communication.
   int enter_monitor(MPI_Comm comm, double entry_time);
+  // After the algorithm is chosen (nullptr: the MPI library's): tells the monitor whether the
+  // call reads arrival times (history sampling, docs/prediction.md).
+  void note_algorithm(const AlgorithmInfo* algo);
   // The communicator's context (collective the first time: it duplicates `comm`), and the
   // network's parameters in cost(): the options' alpha, beta and gamma where given (> 0), else
   // the communicator's (calibrated at the first call that reads them: reads_network()).

@@ -150,6 +150,7 @@ int run_collective(const char* who, Collective c, Description& d, const papcoll_
       algo = choice.algo;
       native = choice.native;
     }
+    call.note_algorithm(native ? nullptr : algo);
     if (watch.on()) observe_ready(watch, call, d, native ? nullptr : algo, choice);
     if (native) {
       CollectiveCall::record_algorithm(nullptr);

@@ -313,17 +313,31 @@ MpiStatus Monitor::post_warmup_locked(const WarmDuty& d) {
 // The measured exchange (history)
 
 // Sampling (docs/prediction.md, "Sampling"): a site is measured on every call while its newest
-// measured pattern or its prediction is imbalanced (spread >= history_spread), and otherwise on one
-// call in history_sample, so a balanced program pays the p - 1 messages of the exchange rarely,
-// and an imbalance that appears is seen within history_sample calls. A pure function of the fed
-// history and the call counts (every measurement before this call has been fed: enter_call and
-// quiet_call complete the one in flight first), hence the same on every rank.
-bool Monitor::measure_locked(int site) {
-  if (set_.history_sample <= 1) return true;
+// measured pattern or its prediction is imbalanced (spread >= history_spread) and the calls use
+// what is measured, and otherwise on one call in history_sample, so a balanced program, or one
+// whose imbalance nothing acts on, pays the p - 1 messages of the exchange rarely. The calls stop
+// using it (`unused`) after kUnusedCalls imbalanced predictions in a row that ran an algorithm
+// reading no arrival times: auto judged them too small to act on (arrivals scattered by noise,
+// ranks sharing cores), or the algorithm is fixed; a call running one that reads them starts
+// over. Such a site gets no prediction, except on the call after a sample that came out more
+// than kConfirmGrowth times as imbalanced as the newest unused prediction: that call is measured
+// too and predicted from the sample's pattern alone (the confirmation: is this worth acting
+// on?), so a straggler that appeared is acted on at once. A pure function of the fed history,
+// the call counts and the algorithms the calls ran (every measurement before this call has been
+// fed: enter_call and quiet_call complete the one in flight first; every rank's call runs the
+// same algorithm), hence the same on every rank.
+Monitor::SampleDecision Monitor::sample_locked(int site) {
+  if (set_.history_sample <= 1) return {};
   const HistoryTable::Sampling* s = history_.sampling(site);
-  return s == nullptr || s->last_spread >= set_.history_spread ||
-         s->predicted_spread >= set_.history_spread ||
-         s->unmeasured + 1 >= static_cast<std::uint64_t>(set_.history_sample);
+  if (s == nullptr) return {};
+  const bool imbalanced =
+      s->last_spread >= set_.history_spread || s->predicted_spread >= set_.history_spread;
+  const bool unused = s->unused >= kUnusedCalls;
+  if (imbalanced && !unused) return {};
+  if (imbalanced && s->unmeasured == 0 && s->gap > 0 &&
+      s->last_spread > kConfirmGrowth * s->unused_spread)
+    return {true, true, true};  // the confirmation
+  return {s->unmeasured + 1 >= static_cast<std::uint64_t>(set_.history_sample), !unused};
 }
 
 MpiStatus Monitor::start_measured_locked(double entry, int site) {
@@ -527,18 +541,29 @@ int Monitor::enter_call(MPI_Comm comm, double entry_steady, int site, const char
     if (MpiStatus s = wait_all_locked(m_.reqs); !s.ok()) return mpi(s);
     feed_measured_locked();
   }
-  if (measure_locked(site)) {
+  const SampleDecision decision = sample_locked(site);
+  if (decision.measure) {
     if (MpiStatus s = start_measured_locked(entry, site); !s.ok()) return mpi(s);
-    if (HistoryTable::Sampling* sm = history_.sampling(site)) sm->unmeasured = 0;
+    if (HistoryTable::Sampling* sm = history_.sampling(site)) {
+      sm->gap = sm->unmeasured;
+      sm->unmeasured = 0;
+    }
   } else if (HistoryTable::Sampling* sm = history_.sampling(site)) {
     ++sm->unmeasured;
   }
 
   CallPattern cp;
+  call_site_ = site;
+  handed_spread_ = -1;
   if (agreed.usable) {
     cp.arrivals = std::move(agreed.relative);
     cp.source = PAPCOLL_PATTERN_EDGE;
-  } else if (std::vector<double> h = history_.predict(site); !h.empty()) {
+  } else if (!decision.predict) {
+    // no prediction: the calls of this site do not use it (sample_locked)
+  } else if (std::vector<double> h = decision.confirm ? history_.newest(site)
+                                                      : history_.predict(site);
+             !h.empty()) {
+    handed_spread_ = HistoryTable::spread(h);
     cp.arrivals = std::move(h);
     cp.source = PAPCOLL_PATTERN_HISTORY;
   }
@@ -558,10 +583,23 @@ bool Monitor::quiet_call(int site) {
     if (!wait_all_locked(m_.reqs).ok()) return false;  // the full path reports it
     feed_measured_locked();
   }
-  if (measure_locked(site)) return false;
-  ++history_.sampling(site)->unmeasured;  // not null: measure_locked is true for a new site
+  if (sample_locked(site).measure) return false;
+  ++history_.sampling(site)->unmeasured;  // not null: a new site is measured
   ++seq_;
   return true;
+}
+
+void Monitor::note_use(bool arrivals_used) {
+  std::lock_guard<std::mutex> lock(mu_);
+  HistoryTable::Sampling* sm = history_.sampling(call_site_);
+  if (sm == nullptr) return;
+  if (arrivals_used) {
+    sm->unused = 0;
+  } else if (handed_spread_ >= set_.history_spread) {
+    ++sm->unused;
+    sm->unused_spread = handed_spread_;
+  }
+  handed_spread_ = -1;
 }
 
 void Monitor::exit_call() {

@@ -82,6 +82,9 @@ class Monitor {
   // collective over the monitor's communicator (it may wait for the edge exchange); exit_call is
   // local. Every successful enter_call must be followed by exit_call.
   int enter_call(MPI_Comm comm, double entry_steady, int site, const char* who, CallPattern* out);
+  // After the call chose its algorithm: whether it reads the arrival times (history sampling,
+  // sample_locked). Once per enter_call, by the same thread.
+  void note_use(bool arrivals_used);
   void exit_call();
   // History mode with sampling (history_sample > 1): true when this call of `site` is neither
   // measured nor predicted imbalanced, so that it needs nothing of papcoll; the call is then
@@ -128,11 +131,20 @@ class Monitor {
 
   Monitor() = default;
   double local_now() const;
+  // History sampling (sample_locked, monitor.cpp): whether this call of a site is measured,
+  // and whether it gets the history's prediction.
+  struct SampleDecision {
+    bool measure = true;
+    bool predict = true;
+    bool confirm = false;  // predicted from the newest measured pattern (the sample's)
+  };
+  static constexpr int kUnusedCalls = 4;
+  static constexpr double kConfirmGrowth = 2;
+  SampleDecision sample_locked(int site);
   void thread_main();
   MpiStatus service_locked();
   MpiStatus start_edge_locked(const Contribution& c);
   void complete_edge_locked();
-  bool measure_locked(int site);
   MpiStatus start_measured_locked(double entry, int site);
   void feed_measured_locked();
   MpiStatus post_warmup_locked(const WarmDuty& d);
@@ -162,6 +174,10 @@ class Monitor {
   EdgeExchange e_;
   Measured m_;
   HistoryTable history_;
+  // The site of the newest enter_call and the spread of the history prediction it handed the
+  // call (-1: none), for note_use.
+  int call_site_ = 0;
+  double handed_spread_ = -1;
   std::deque<WarmDuty> warm_duties_;
   std::vector<MPI_Request> warm_reqs_;
   std::vector<int> warm_buf_;

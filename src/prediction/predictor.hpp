@@ -106,18 +106,27 @@ class HistoryTable {
   void feed(int site, const std::vector<double>& pattern) {
     Entry& e = touch(site);
     e.predictor.feed(pattern);
+    e.last = relative_to_earliest(pattern);
     e.sampling.last_spread = spread(pattern);
     e.sampling.predicted_spread = spread(e.predictor.predict());
   }
 
-  // What the sampling of the measured exchange reads (Monitor::measure_locked): the spread
+  // What the sampling of the measured exchange reads (Monitor::sample_locked): the spread
   // (latest minus earliest arrival) of the site's newest measured pattern and of its prediction,
   // and the calls of the site since it was last measured. Fed patterns are bit-identical on every
   // rank, and so is this.
+  // unused: consecutive calls handed an imbalanced prediction that ran an algorithm which does
+  // not read arrival times (auto judged the imbalance too small to act on, or the algorithm is
+  // fixed), with no call in between that ran one that does; unused_spread: the spread of the
+  // newest such prediction. Measuring every call for them costs p - 1 messages a call for
+  // nothing (issue #17 item 2). Kept by the monitor (Monitor::note_use).
   struct Sampling {
     double last_spread = 0;
     double predicted_spread = 0;
     std::uint64_t unmeasured = 0;
+    std::uint64_t gap = 0;  // the calls left unmeasured before the newest measured one
+    int unused = 0;
+    double unused_spread = 0;
   };
   // nullptr when the site has no history.
   Sampling* sampling(int site) {
@@ -135,20 +144,30 @@ class HistoryTable {
     return it->second.predictor.predict();
   }
 
+  // The newest fed pattern, relative to its earliest entry; empty when the site has no history.
+  std::vector<double> newest(int site) {
+    auto it = sites_.find(site);
+    if (it == sites_.end()) return {};
+    it->second.last_use = ++clock_;
+    return it->second.last;
+  }
+
   size_t sites() const { return sites_.size(); }
+
+  // Latest minus earliest entry (0 for an empty pattern).
+  static double spread(const std::vector<double>& v) {
+    if (v.empty()) return 0;
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    return *hi - *lo;
+  }
 
  private:
   struct Entry {
     Predictor predictor;
     std::uint64_t last_use = 0;
     Sampling sampling;
+    std::vector<double> last;  // the newest fed pattern, relative to its earliest entry
   };
-
-  static double spread(const std::vector<double>& v) {
-    if (v.empty()) return 0;
-    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-    return *hi - *lo;
-  }
 
   Entry& touch(int site) {
     auto it = sites_.find(site);
@@ -159,7 +178,7 @@ class HistoryTable {
           if (j->second.last_use < oldest->second.last_use) oldest = j;
         sites_.erase(oldest);
       }
-      it = sites_.emplace(site, Entry{Predictor(cfg_), 0, {}}).first;
+      it = sites_.emplace(site, Entry{Predictor(cfg_), 0, {}, {}}).first;
     }
     it->second.last_use = ++clock_;
     return it->second;

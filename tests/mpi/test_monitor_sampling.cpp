@@ -18,8 +18,10 @@ namespace pp = papcoll::prediction;
 namespace {
 
 // One call of `site`: quiet -> the MPI library directly, as the interposition library does; else
-// papcoll's allreduce with the monitor. Returns whether it was quiet.
-bool one_call(Checker& chk, papcoll_monitor m, int site, int it, const std::string& what) {
+// papcoll's allreduce with the monitor and `algorithm` (nullptr: auto). Returns whether it was
+// quiet.
+bool one_call(Checker& chk, papcoll_monitor m, int site, int it, const std::string& what,
+              const char* algorithm = nullptr) {
   const bool quiet = pp::monitor_quiet_call(m, site);
   if (quiet) {
     const int p = chk.size(), rank = chk.rank();
@@ -32,6 +34,7 @@ bool one_call(Checker& chk, papcoll_monitor m, int site, int it, const std::stri
     papcoll_options_init(&o);
     o.monitor = m;
     o.monitor_site = site;
+    o.algorithm = algorithm;
     checked_allreduce(chk, o, 64, static_cast<uint64_t>(it), what);
   }
   return quiet;
@@ -87,7 +90,8 @@ int main(int argc, char** argv) {
     chk.expect_success(papcoll_monitor_free(&m), "free");
 
     // Imbalanced: rank 1 is 20 ms late on every call; from the second call on, every call is
-    // measured and none is quiet, and the pattern shows the late rank.
+    // measured and none is quiet, and the pattern shows the late rank. PRR reads the arrival
+    // times (auto may judge 64 integers not worth acting on: see "Unused" below).
     if (p > 1) {
       cfg.history_spread = 1e-3;
       chk.expect_success(papcoll_monitor_create_config(MPI_COMM_WORLD, &cfg, &m), "imbalanced");
@@ -96,7 +100,7 @@ int main(int argc, char** argv) {
       for (int it = 0; it < 6; ++it) {
         MPI_Barrier(MPI_COMM_WORLD);
         if (chk.rank() == 1) sleep_ms(20);
-        quiet.push_back(one_call(chk, m, 9, it, "imbalanced"));
+        quiet.push_back(one_call(chk, m, 9, it, "imbalanced", "prr"));
       }
       chk.expect(quiet == std::vector<int>(6, 0), "imbalanced: never quiet");
       chk.expect(pp::debug_counters().measured - b2 == 6, "imbalanced: every call measured");
@@ -106,6 +110,55 @@ int main(int argc, char** argv) {
       chk.expect_success(papcoll_monitor_pattern(m, pat.data(), p, &source), "pattern");
       chk.expect(source == PAPCOLL_PATTERN_HISTORY && pat[1] > 0.01,
                  "the history sees rank 1 late: " + std::to_string(pat[1]));
+      chk.expect_success(papcoll_monitor_free(&m), "free");
+    }
+
+    // Unused: rank 1 is 20 ms late on every call, but the ring reads no arrival times: after
+    // kUnusedCalls (4) calls that did not use their imbalanced prediction (calls 1-4) the site is
+    // sampled as if balanced, one call in four, and a sample gets no prediction.
+    if (p > 1) {
+      cfg.history_spread = 1e-3;
+      chk.expect_success(papcoll_monitor_create_config(MPI_COMM_WORLD, &cfg, &m), "unused");
+      long b3 = pp::debug_counters().measured;
+      std::vector<double> pat(static_cast<size_t>(p), -1);
+      int source = -1;
+      auto run = [&](int from, int to, int late_ms, const char* algorithm, const char* what) {
+        quiet.clear();
+        for (int it = from; it < to; ++it) {
+          MPI_Barrier(MPI_COMM_WORLD);
+          if (chk.rank() == 1) sleep_ms(late_ms);
+          quiet.push_back(one_call(chk, m, 13, it, what, algorithm));
+          if (it == 12) {  // a sample
+            chk.expect_success(papcoll_monitor_pattern(m, pat.data(), p, &source), "pattern");
+            chk.expect(source == PAPCOLL_PATTERN_NONE,
+                       "a sample has no prediction (source " + std::to_string(source) + ")");
+          }
+        }
+        expect_agreed(chk, quiet, what);
+      };
+      run(0, 16, 20, "ring", "unused");
+      // 0-4 measured, 5-7 quiet, 8 a sample, 9-11 quiet, 12 a sample, 13-15 quiet.
+      chk.expect(quiet == std::vector<int>{0, 0, 0, 0, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1},
+                 "unused: sampled after four unused predictions");
+      chk.expect(pp::debug_counters().measured - b3 == 7, "unused: 7 of 16 calls measured");
+
+      // Rank 1 now 100 ms late, more than kConfirmGrowth (2) times the unused 20 ms: the sample
+      // (16) is confirmed on the next call (17), which the ring does not use either.
+      b3 = pp::debug_counters().measured;
+      run(16, 22, 100, "ring", "larger");
+      chk.expect(quiet == std::vector<int>{0, 0, 1, 1, 1, 0},
+                 "larger: a sample more imbalanced than the unused ones is confirmed");
+      chk.expect(pp::debug_counters().measured - b3 == 3, "larger: 3 of 6 calls measured");
+
+      // Then PRR, which reads arrival times, on the same site with rank 1 20 ms late: its first
+      // call (the sample at 25) starts over, and from then on every call is measured and
+      // predicted again.
+      run(22, 30, 20, "prr", "used");
+      chk.expect(quiet == std::vector<int>{1, 1, 1, 0, 0, 0, 0, 0},
+                 "used: measured again after a call that reads arrival times");
+      chk.expect_success(papcoll_monitor_pattern(m, pat.data(), p, &source), "pattern");
+      chk.expect(source == PAPCOLL_PATTERN_HISTORY && pat[1] > 0.01,
+                 "used: the history sees rank 1 late: " + std::to_string(pat[1]));
       chk.expect_success(papcoll_monitor_free(&m), "free");
     }
     code = chk.finish();
