@@ -216,8 +216,10 @@ typedef struct papcoll_monitor_config {
   /* Since version 2. Sampling of the measured exchange (docs/prediction.md, "Sampling"): a call
    * site whose newest measured arrival pattern and whose prediction are both balanced (spread
    * below history_spread seconds) has its arrivals measured on one call in history_sample only;
-   * an imbalanced one on every call. 1..1000000; default 1 (every call). The LD_PRELOAD library
-   * uses 16 (PAPCOLL_HISTORY_SAMPLE). */
+   * an imbalanced one on every call, unless its last 4 imbalanced predictions went unused (the
+   * calls ran algorithms that read no arrival times): it is then sampled too, and gets no
+   * prediction. 1..1000000; default 1 (every call, every call predicted). The LD_PRELOAD
+   * library uses 16 (PAPCOLL_HISTORY_SAMPLE). */
   int history_sample;
   double history_spread;    /* seconds, >= 0; default 1e-4 */
 } papcoll_monitor_config;

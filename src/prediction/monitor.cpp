@@ -591,6 +591,7 @@ bool Monitor::quiet_call(int site) {
 
 void Monitor::note_use(bool arrivals_used) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (closed_) return;
   HistoryTable::Sampling* sm = history_.sampling(call_site_);
   if (sm == nullptr) return;
   if (arrivals_used) {
