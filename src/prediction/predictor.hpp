@@ -62,6 +62,7 @@ class Predictor {
           const double a = cfg_.ema_alpha;
           for (size_t i = 0; i < ema_.size(); ++i) ema_[i] = a * pattern[i] + (1.0 - a) * ema_[i];
         }
+        history_.assign(1, pattern);  // for newest()
         break;
     }
   }
@@ -82,6 +83,11 @@ class Predictor {
     return relative_to_earliest(std::move(sum));
   }
 
+  // The newest fed pattern, relative to its earliest entry; empty before the first feed.
+  std::vector<double> newest() const {
+    return fed_ == 0 ? std::vector<double>{} : relative_to_earliest(history_.back());
+  }
+
   void reset() {
     history_.clear();
     ema_.clear();
@@ -90,7 +96,7 @@ class Predictor {
 
  private:
   PredictorConfig cfg_;
-  std::deque<std::vector<double>> history_;  // last / sma: newest at the back
+  std::deque<std::vector<double>> history_;  // newest at the back (ema: the newest only)
   std::vector<double> ema_;
   std::int64_t fed_ = 0;
 };
@@ -106,7 +112,6 @@ class HistoryTable {
   void feed(int site, const std::vector<double>& pattern) {
     Entry& e = touch(site);
     e.predictor.feed(pattern);
-    e.last = relative_to_earliest(pattern);
     e.sampling.last_spread = spread(pattern);
     e.sampling.predicted_spread = spread(e.predictor.predict());
   }
@@ -149,7 +154,7 @@ class HistoryTable {
     auto it = sites_.find(site);
     if (it == sites_.end()) return {};
     it->second.last_use = ++clock_;
-    return it->second.last;
+    return it->second.predictor.newest();
   }
 
   size_t sites() const { return sites_.size(); }
@@ -166,7 +171,6 @@ class HistoryTable {
     Predictor predictor;
     std::uint64_t last_use = 0;
     Sampling sampling;
-    std::vector<double> last;  // the newest fed pattern, relative to its earliest entry
   };
 
   Entry& touch(int site) {
@@ -178,7 +182,7 @@ class HistoryTable {
           if (j->second.last_use < oldest->second.last_use) oldest = j;
         sites_.erase(oldest);
       }
-      it = sites_.emplace(site, Entry{Predictor(cfg_), 0, {}, {}}).first;
+      it = sites_.emplace(site, Entry{Predictor(cfg_), 0, {}}).first;
     }
     it->second.last_use = ++clock_;
     return it->second;

@@ -81,6 +81,18 @@ TEST(Predictor, EmaWeighsTheNewest) {
   EXPECT_EQ(p.predict(), (std::vector<double>{0.0, 3.0}));
 }
 
+TEST(Predictor, NewestIsTheLastFedPatternShiftedForEveryKind) {
+  // The history's sampling predicts a confirmation call from the newest pattern alone
+  // (Monitor::sample_locked), whatever the predictor.
+  for (PredictorKind k : {PredictorKind::last, PredictorKind::sma, PredictorKind::ema}) {
+    Predictor pr(PredictorConfig{k, 4, 0.5});
+    EXPECT_TRUE(pr.newest().empty());
+    pr.feed({1.0, 5.0, 2.0});
+    pr.feed({3.0, 2.0, 9.0});
+    EXPECT_EQ(pr.newest(), (std::vector<double>{1.0, 0.0, 7.0})) << static_cast<int>(k);
+  }
+}
+
 TEST(Predictor, EveryKindConvergesToASteadyPattern) {
   const std::vector<double> steady{0.0, 0.02, 0.0, 0.0};
   for (PredictorKind k : {PredictorKind::last, PredictorKind::sma, PredictorKind::ema}) {
