@@ -48,19 +48,25 @@ int observed_native(Operation op, MPI_Comm comm, long long agreed_bytes, int roo
   // The steady state of a loop (issue #20 item 4): the observer exists and the report, if on,
   // only counts this call. The board's entry and exit and the count, inline; what CallWatch
   // does for such a call, without its general steps.
-  if (observe::CommObserver* obs = observe::find_observer(comm, cache);
-      obs != nullptr &&
-      (!obs->record ||
-       obs->record->quiet_repeat(key, kNativeName, observe::AutoReason::named, obs->seq + 1))) {
-    const std::uint64_t seq = ++obs->seq;
-    const bool board = obs->board.is_open();
-    if (board) obs->board.enter(seq, NAN, collective);
-    const int rc = run_native();
-    if (board) obs->board.leave(seq);
-    if (obs->warned_seq.load(std::memory_order_relaxed) == seq) [[unlikely]]
-      observe::call_completed(*obs, seq);
-    if (obs->record) obs->record->count_repeat(seq);
-    return rc;
+  // A loop of a few keys (an all-reduce and a broadcast, say) finds the call's template among
+  // the report's older ones (count_other_repeat, out of line: only when the latest differs; it
+  // counts the call itself).
+  if (observe::CommObserver* obs = observe::find_observer(comm, cache); obs != nullptr) {
+    const bool latest =
+        !obs->record ||
+        obs->record->quiet_repeat(key, kNativeName, observe::AutoReason::named, obs->seq + 1);
+    if (latest || obs->record->count_other_repeat(key, kNativeName, observe::AutoReason::named,
+                                                  obs->seq + 1)) {
+      const std::uint64_t seq = ++obs->seq;
+      const bool board = obs->board.is_open();
+      if (board) obs->board.enter(seq, NAN, collective);
+      const int rc = run_native();
+      if (board) obs->board.leave(seq);
+      if (obs->warned_seq.load(std::memory_order_relaxed) == seq) [[unlikely]]
+        observe::call_completed(*obs, seq);
+      if (latest && obs->record) obs->record->count_repeat(seq);
+      return rc;
+    }
   }
   if (comm == MPI_COMM_NULL) return run_native();  // (find_observer gives null for it)
   // No clock read here: the report reads one only for the calls it samples (report_record.hpp),

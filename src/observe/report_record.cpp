@@ -71,18 +71,59 @@ double ReportRecord::timed_weight(const CallKey& key, std::uint64_t call) {
 }
 
 void ReportRecord::fold_repeats() {
-  if (repeats_ == 0) return;
-  KeyRecord& k = keys_[repeat_index_];
-  k.calls += repeats_;
-  calls_ += repeats_;
-  count_algorithm(k, repeat_algorithm_, repeats_);
-  k.reasons[static_cast<int>(repeat_reason_)] += repeats_;
-  repeats_ = 0;
+  auto fold = [this](Template& t) {
+    if (t.repeats == 0) return;
+    KeyRecord& k = keys_[t.index];
+    k.calls += t.repeats;
+    calls_ += t.repeats;
+    count_algorithm(k, t.algorithm, t.repeats);
+    k.reasons[static_cast<int>(t.reason)] += t.repeats;
+    t.repeats = 0;
+  };
+  fold(latest_);
+  for (Template& t : older_) fold(t);
+}
+
+ReportRecord::Template* ReportRecord::find_template(const CallKey& key, const char* algorithm,
+                                                    AutoReason reason) {
+  if (latest_.same(key, algorithm, reason)) return &latest_;
+  for (Template& t : older_)
+    if (t.same(key, algorithm, reason)) return &t;
+  return nullptr;
+}
+
+bool ReportRecord::count_other_repeat(const CallKey& key, const char* algorithm,
+                                      AutoReason reason, std::uint64_t call) {
+  Template* t = find_template(key, algorithm, reason);
+  if (t == nullptr) return false;
+  if (call >= t->next_kept) {
+    KeyRecord& k = keys_[t->index];
+    if (kept_memo(k, call)) return false;  // the log keeps it: add() it
+    t->next_kept = k.next_kept;            // > call
+  }
+  ++t->repeats;
+  last_call_ = call;
+  return true;
 }
 
 void ReportRecord::add(const CallRecord& c) {
   fold_repeats();
-  repeat_next_kept_ = 0;  // no template until this call's is set below
+  // This call's (key, algorithm, reason) gets the latest template below: its old one goes, and
+  // the latest of another key moves to the older ones (dropping the oldest, or the slot of the
+  // old one).
+  for (Template& t : older_)
+    if (t.same(c.key, c.algorithm, c.reason)) t = Template{};
+  if (!latest_.same(c.key, c.algorithm, c.reason) && latest_.next_kept != 0) {
+    int free = kOlderTemplates - 1;
+    for (int i = 0; i < kOlderTemplates; ++i)
+      if (older_[i].next_kept == 0) {
+        free = i;
+        break;
+      }
+    for (int j = free; j > 0; --j) older_[j] = older_[j - 1];
+    older_[0] = latest_;
+  }
+  latest_ = Template{};
   ++calls_;
   last_call_ = c.call;
   KeyRecord* k = find(c.key);
@@ -116,12 +157,13 @@ void ReportRecord::add(const CallRecord& c) {
   }
   // The next calls of this key, algorithm and reason with nothing measured are only counted
   // (add_repeat), up to the next call the log keeps.
-  repeat_key_ = c.key;
-  repeat_algorithm_ = c.algorithm;
-  repeat_reason_ = c.reason;
-  repeat_index_ = static_cast<size_t>(k - keys_.data());
+  latest_.key = c.key;
+  latest_.algorithm = c.algorithm;
+  latest_.reason = c.reason;
+  latest_.repeats = 0;
+  latest_.index = static_cast<size_t>(k - keys_.data());
   kept_memo(*k, c.call + 1);  // the memo now covers the calls after this one
-  repeat_next_kept_ = k->next_kept;  // > c.call >= 0: the template is set
+  latest_.next_kept = k->next_kept;  // > c.call >= 0: the template is set
 }
 
 }  // namespace papcoll::observe

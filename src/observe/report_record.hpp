@@ -129,9 +129,9 @@ class alignas(64) ReportRecord {
   void add(const CallRecord& c);
 
   // Whether add() will need call `call`'s entry time (its log keeps it, and it is timed). Inline
-  // for the steady state of a loop: a call of the key of the previous call.
+  // for the steady state of a loop: a call of the latest template's key.
   bool needs_entry(const CallKey& key, std::uint64_t call) {
-    if (call < repeat_next_kept_ && key == repeat_key_) return false;
+    if (call < latest_.next_kept && key == latest_.key) return false;
     return needs_entry_slow(key, call);
   }
   // The weight of call `call`'s time in the collective: 2^level when the key's log keeps it
@@ -143,29 +143,35 @@ class alignas(64) ReportRecord {
   // No hash here: the next call the log keeps was found when the template was set.
   [[gnu::always_inline]] bool quiet_repeat(const CallKey& key, const char* algorithm,
                                            AutoReason reason, std::uint64_t call) const {
-    // One branch (repeat_next_kept_ is 0 without a template): the differences or'ed together.
+    // One branch (next_kept is 0 without a template): the differences or'ed together.
     const std::uint64_t differ =
-        static_cast<std::uint64_t>(key.collective ^ repeat_key_.collective) |
-        static_cast<std::uint64_t>(key.bytes ^ repeat_key_.bytes) |
-        static_cast<std::uint64_t>(key.root ^ repeat_key_.root) |
+        static_cast<std::uint64_t>(key.collective ^ latest_.key.collective) |
+        static_cast<std::uint64_t>(key.bytes ^ latest_.key.bytes) |
+        static_cast<std::uint64_t>(key.root ^ latest_.key.root) |
         (reinterpret_cast<std::uintptr_t>(algorithm) ^
-         reinterpret_cast<std::uintptr_t>(repeat_algorithm_)) |
-        (static_cast<std::uint64_t>(reason) ^ static_cast<std::uint64_t>(repeat_reason_));
-    return (call < repeat_next_kept_) & (differ == 0);
+         reinterpret_cast<std::uintptr_t>(latest_.algorithm)) |
+        (static_cast<std::uint64_t>(reason) ^ static_cast<std::uint64_t>(latest_.reason));
+    return (call < latest_.next_kept) & (differ == 0);
   }
+  // When quiet_repeat() said no: whether another template takes the call after all, and then it
+  // is counted (as count_repeat() counts the latest's). An older template (a loop of a few keys,
+  // an all-reduce and a broadcast, say), or one past its next kept call when another key's call
+  // took that number (call numbers count every key's calls; this call is then tested against its
+  // key's log, and the template moves on to the next kept call).
+  bool count_other_repeat(const CallKey& key, const char* algorithm, AutoReason reason,
+                          std::uint64_t call);
   [[gnu::always_inline]] void count_repeat(std::uint64_t call) {
-    ++repeats_;
+    ++latest_.repeats;
     last_call_ = call;
   }
   // The steady state of a tight loop: a call with nothing measured (no entry time read, no gain,
-  // no prediction) whose key, algorithm and reason equal those of the previous such call. It is
-  // only counted (O(1), no lookup); the counts join the key's record at the next add() or
+  // no prediction; needs_entry() was false) whose key, algorithm and reason equal a template's.
+  // It is only counted (O(1), no lookup); the counts join the key's record at the next add() or
   // keys(). False: not such a call, add() it.
   bool add_repeat(const CallKey& key, const char* algorithm, AutoReason reason,
                   std::uint64_t call) {
-    if (repeat_next_kept_ == 0 || !(key == repeat_key_) || algorithm != repeat_algorithm_ ||
-        reason != repeat_reason_)
-      return false;
+    if (!latest_.same(key, algorithm, reason) || call >= latest_.next_kept)
+      return count_other_repeat(key, algorithm, reason, call);
     count_repeat(call);
     return true;
   }
@@ -174,7 +180,11 @@ class alignas(64) ReportRecord {
     fold_repeats();
     return keys_;
   }
-  std::uint64_t calls() const { return calls_ + repeats_; }
+  std::uint64_t calls() const {
+    std::uint64_t n = calls_ + latest_.repeats;
+    for (const Template& t : older_) n += t.repeats;
+    return n;
+  }
   std::uint64_t unkeyed_calls() const { return unkeyed_; }  // calls of keys past kMaxKeys
   std::uint64_t last_call() const { return last_call_; }
   int capacity() const { return capacity_; }
@@ -186,17 +196,29 @@ class alignas(64) ReportRecord {
   static void count_algorithm(KeyRecord& k, const char* name, std::uint64_t n_calls);
   void fold_repeats();
 
-  // add_repeat()'s template (the last call add() counted) and the calls it counted since, with
-  // the counters every call updates: first, in one or two cache lines.
-  AutoReason repeat_reason_ = AutoReason::named;
-  // The first call after the template's that its key's log keeps (quiet_repeat is false from
-  // there on); 0: no template.
-  std::uint64_t repeat_next_kept_ = 0;
-  CallKey repeat_key_;
-  const char* repeat_algorithm_ = nullptr;
-  std::uint64_t repeats_ = 0;
-  std::uint64_t calls_ = 0, last_call_ = 0;  // calls_: without the repeats_ not yet folded
-  size_t repeat_index_ = 0;
+  // A call add() counted, whose later repeats are only counted (add_repeat, quiet_repeat): its
+  // key, algorithm and reason, the first call after it that its key's log keeps (quiet_repeat is
+  // false from there on; 0: no template) and the repeats counted since.
+  struct Template {
+    std::uint64_t next_kept = 0;
+    CallKey key;
+    const char* algorithm = nullptr;
+    AutoReason reason = AutoReason::named;
+    std::uint64_t repeats = 0;
+    size_t index = 0;  // of its key in keys_
+    bool same(const CallKey& k, const char* a, AutoReason r) const {
+      return next_kept != 0 && key == k && algorithm == a && reason == r;
+    }
+  };
+  // The template of (key, algorithm, reason), or null.
+  Template* find_template(const CallKey& key, const char* algorithm, AutoReason reason);
+  // The templates: the latest (the last add()'s: what every call path reads first, in one or two
+  // cache lines with the counters), then older ones of other keys, the most recently added
+  // first; add() drops the oldest.
+  static constexpr int kOlderTemplates = 3;
+  Template latest_;
+  std::uint64_t calls_ = 0, last_call_ = 0;  // calls_: without the repeats not yet folded
+  Template older_[kOlderTemplates];
   int capacity_;
   std::vector<KeyRecord> keys_;
   size_t last_key_ = 0;

@@ -10,6 +10,7 @@ MPI library's (=native) alike:
              naming exactly that rank (and the call), after at most timeout + 1 s of waiting;
              the program then completes correctly
   abort      the same with PAPCOLL_TIMEOUT_ACTION=abort: the job ends through MPI_Abort
+  mixed      loops of one key broken by two others: every call counted under its key
   bounded    10^5 calls: the report counts them all and keeps at most PAPCOLL_REPORT_SAMPLES of
              them per key; resident memory grows by less than 4 MiB
 
@@ -148,6 +149,24 @@ def bounded_case(tmp, np_=2, calls=100000):
           % (cap, key["calls"], key["sampled_calls"], key["sample_level"]))
 
 
+def mixed_case(tmp, np_=3, calls=20000):
+    """Loops of one key broken by calls of others: the interposition library's steady state
+    (numbered and counted later, comm_observer.hpp SteadyLoop) loses no call and numbers every
+    call alike, with the report and with the watchdog armed too."""
+    rep = os.path.join(tmp, "report-mixed.json")
+    r = run(np_, ["mixed", calls], {"PAPCOLL_REPORT": rep, "PAPCOLL_TIMEOUT": "60"})
+    what = "mixed keys (%d calls, %d ranks)" % (calls, np_)
+    if not check(r.returncode == 0, what + ": the program ran\n" + r.stderr[-2000:]):
+        return
+    a8, b16, a16 = (int(x) for x in re.search(r"mixed (\d+) (\d+) (\d+)", r.stdout).groups())
+    comm = load_report(rep)["communicators"][0]
+    got = {(k["operation"], k["bytes"], k["root"]): k["calls"] for k in comm["keys"]}
+    want = {("allreduce", 8, -1): a8, ("bcast", 16, 1): b16, ("allreduce", 16, -1): a16}
+    check(got == want and comm["calls"] == a8 + b16 + a16,
+          what + ": calls per key %s, want %s; in all %d, want %d"
+          % (got, want, comm["calls"], a8 + b16 + a16))
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         for algorithm in ("auto", "native"):
@@ -156,6 +175,7 @@ def main():
             watchdog_case(algorithm)
         abort_case()
         bounded_case(tmp)
+        mixed_case(tmp)
     print("%d failed" % len(failures))
     return 1 if failures else 0
 

@@ -9,6 +9,10 @@
 //       HANG_AT (1-based) of CALLS
 //   stragglers many CALLS   CALLS 8-byte calls; rank 0 prints "rss_growth_kb K": the largest
 //       growth of any rank's resident memory between call 2000 and the last
+//   stragglers mixed CALLS   CALLS 8-byte all-reduces, with a 16-byte broadcast from rank 1
+//       after every 97th and a 16-byte all-reduce after the first three of every 1000: loops
+//       of one key broken by others (the interposition library's steady state and its
+//       template); rank 0 prints "mixed A8 B16 A16", the calls of each key
 //
 // Every call's result is checked; a wrong one exits with status 3.
 #include <mpi.h>
@@ -106,6 +110,50 @@ int hang(int late_rank, double sleep_s, int calls, int hang_at) {
   return 0;
 }
 
+// A 16-byte broadcast from rank 1, checked.
+void bcast_checked(int call) {
+  int v[4] = {-1, -1, -1, -1};
+  if (rank_of() == 1)
+    for (int i = 0; i < 4; ++i) v[i] = call + i;
+  MPI_Bcast(v, 4, MPI_INT, 1, MPI_COMM_WORLD);
+  for (int i = 0; i < 4; ++i)
+    if (v[i] != call + i) {
+      std::fprintf(stderr, "stragglers: rank %d broadcast %d: got %d, want %d\n", rank_of(), call,
+                   v[i], call + i);
+      std::exit(3);
+    }
+}
+
+// A 16-byte all-reduce, checked.
+void allreduce2_checked(int call) {
+  const int p = size_of();
+  double x[2] = {1.0 * call, 1.0 * rank_of()}, y[2] = {-1, -1};
+  MPI_Allreduce(x, y, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  if (y[0] != 1.0 * p * call || y[1] != p * (p - 1) / 2.0) {
+    std::fprintf(stderr, "stragglers: rank %d 16-byte call %d: got %g %g\n", rank_of(), call,
+                 y[0], y[1]);
+    std::exit(3);
+  }
+}
+
+int mixed(int calls) {
+  long a8 = 0, b16 = 0, a16 = 0;
+  for (int c = 1; c <= calls; ++c) {
+    allreduce_checked(c);
+    ++a8;
+    if (c % 97 == 0) {
+      bcast_checked(c);
+      ++b16;
+    }
+    if (c % 1000 < 3) {
+      allreduce2_checked(c);
+      ++a16;
+    }
+  }
+  if (rank_of() == 0) std::printf("mixed %ld %ld %ld\n", a8, b16, a16);
+  return 0;
+}
+
 int many(int calls) {
   long before = 0;
   for (int c = 1; c <= calls; ++c) {
@@ -129,6 +177,8 @@ int main(int argc, char** argv) {
     rc = hang(std::atoi(argv[2]), std::atof(argv[3]), std::atoi(argv[4]), std::atoi(argv[5]));
   else if (argc == 3 && std::strcmp(argv[1], "many") == 0)
     rc = many(std::atoi(argv[2]));
+  else if (argc == 3 && std::strcmp(argv[1], "mixed") == 0)
+    rc = mixed(std::atoi(argv[2]));
   else if (rank_of() == 0)
     std::fprintf(stderr, "usage: stragglers late OUT RANK DELAY_MS CALLS | hang RANK SLEEP_S "
                          "CALLS HANG_AT | many CALLS\n");
