@@ -24,7 +24,8 @@ from . import _buffers as _b
 
 __version__ = "0.1.0"
 __all__ = ["Error", "Monitor", "allreduce", "reduce", "bcast", "allgatherv", "scatterv", "gatherv",
-           "algorithms", "last_algorithm", "error_string", "write_report"]
+           "algorithms", "last_algorithm", "error_string", "write_report", "calibrate",
+           "last_network"]
 
 SUCCESS = _capi.SUCCESS
 ERR_ARG = _capi.ERR_ARG
@@ -58,6 +59,42 @@ def write_report(path=None):
     MPI.COMM_WORLD: call it on every process. Recording needs PAPCOLL_REPORT in the environment
     (papcoll.Error otherwise); read the file with papcoll-report."""
     _b.check(_lib.papcoll_report_write(None if path is None else str(path).encode()))
+
+
+def last_network():
+    """The network parameters the calling thread's last collective (or calibrate()) ran with, as
+    a dict: "source" (where alpha and beta came from: "none" when the call read none, as
+    "native" or "auto" without arrival times, "defaults", "measured", "cache", "environment",
+    "model_file", "options"), "alpha", "beta", "gamma" (s, s/byte, s/byte), the communicator's
+    "alpha_intra"/"beta_intra" and "alpha_inter"/"beta_inter" (0: none known), "gamma_float",
+    "gamma_double", "gamma_int", "nodes" and "calibration_seconds" (docs/calibration.md). The
+    sibling of last_algorithm(); local."""
+    info = _capi.NetworkInfo()
+    _lib.papcoll_network_info_init(ctypes.byref(info))
+    _b.check(_lib.papcoll_last_network(ctypes.byref(info)))
+    out = {"source": _capi.NETWORK_SOURCES.get(info.source, str(info.source))}
+    for name, _ in _capi.NetworkInfo._fields_:
+        if name not in ("version", "source"):
+            out[name] = getattr(info, name)
+    return out
+
+
+def calibrate(comm, alpha=None, beta=None, gamma=None):
+    """Collective over comm: settles its network parameters now, as its first collective that
+    reads them would (measured within a time budget, or the cache file's, or PAPCOLL_NETWORK's),
+    or takes `alpha` and `beta` (s and s/byte, both given and > 0; `gamma`, s/byte of local
+    reduction, optional with them), which then hold for every later call on comm. Call it with
+    the same arguments on every rank. Returns the parameters as last_network() does; every rank
+    gets the same values. docs/calibration.md."""
+    where = "papcoll.calibrate"
+    if (alpha is None) != (beta is None) or (gamma is not None and alpha is None):
+        raise _b.arg_error(where, "give alpha and beta (and optionally gamma), or none of them")
+    kwargs = {} if alpha is None else {"alpha": alpha, "beta": beta}
+    if gamma is not None:
+        kwargs["gamma"] = gamma
+    opt = _Options(where, None, None, kwargs)
+    _b.check(_lib.papcoll_calibrate(_comm(comm, where), opt.ref))
+    return last_network()
 
 
 def algorithms(collective):

@@ -82,6 +82,29 @@ class MonitorConfig(ctypes.Structure):
                 ("history_spread", c_double)]
 
 
+class NetworkInfo(ctypes.Structure):
+    """struct papcoll_network_info (PAPCOLL_NETWORK_INFO_VERSION 1)."""
+    _fields_ = [("version", c_int),
+                ("source", c_int),
+                ("alpha", c_double),
+                ("beta", c_double),
+                ("gamma", c_double),
+                ("alpha_intra", c_double),
+                ("beta_intra", c_double),
+                ("alpha_inter", c_double),
+                ("beta_inter", c_double),
+                ("gamma_float", c_double),
+                ("gamma_double", c_double),
+                ("gamma_int", c_double),
+                ("nodes", c_int),
+                ("calibration_seconds", c_double)]
+
+
+# enum papcoll_network_source, by name.
+NETWORK_SOURCES = {-1: "none", 0: "defaults", 1: "measured", 2: "cache", 3: "environment",
+                   4: "model_file", 5: "options"}
+
+
 def _declare(name, restype, *argtypes):
     fn = getattr(lib, name)
     fn.restype = restype
@@ -111,3 +134,6 @@ _declare("papcoll_last_error", c_char_p)
 _declare("papcoll_last_algorithm", c_char_p)
 _declare("papcoll_algorithms", c_char_p, c_char_p)
 _declare("papcoll_report_write", c_int, c_char_p)
+_declare("papcoll_network_info_init", None, POINTER(NetworkInfo))
+_declare("papcoll_calibrate", c_int, Handle, _opt)
+_declare("papcoll_last_network", c_int, POINTER(NetworkInfo))
