@@ -149,7 +149,7 @@ def bounded_case(tmp, np_=2, calls=100000):
           % (cap, key["calls"], key["sampled_calls"], key["sample_level"]))
 
 
-def mixed_case(tmp, np_=3, calls=20000):
+def mixed_case(tmp, np_=2, calls=6000):
     """Loops of one key broken by calls of others: the interposition library's steady state
     (numbered and counted later, comm_observer.hpp SteadyLoop) loses no call and numbers every
     call alike, with the report and with the watchdog armed too."""
