@@ -49,14 +49,23 @@ int observed_native(Operation op, MPI_Comm comm, long long agreed_bytes, int roo
   // only counts this call. The board's entry and exit and the count, inline; what CallWatch
   // does for such a call, without its general steps.
   // A loop of a few keys (an all-reduce and a broadcast, say) finds the call's template among
-  // the report's older ones (count_other_repeat, out of line: only when the latest differs; it
-  // counts the call itself).
+  // the report's older ones (other_repeat, out of line: only when the latest differs; it
+  // counts the call itself). The calls such a loop's log keeps (one in 2^level: every call of a
+  // key's first PAPCOLL_REPORT_SAMPLES, then a share that halves each time the log fills) are
+  // timed here too: two clock reads and ReportRecord::log_repeat.
   if (observe::CommObserver* obs = observe::find_observer(comm, cache); obs != nullptr) {
+    using Repeat = observe::ReportRecord::Repeat;
+    constexpr observe::AutoReason named = observe::AutoReason::named;
+    observe::ReportRecord* const report = obs->report;
     const bool latest =
-        !obs->record ||
-        obs->record->quiet_repeat(key, kNativeName, observe::AutoReason::named, obs->seq + 1);
-    if (latest || obs->record->count_other_repeat(key, kNativeName, observe::AutoReason::named,
-                                                  obs->seq + 1)) {
+        report == nullptr || report->quiet_repeat(key, kNativeName, named, obs->seq + 1);
+    Repeat repeat = Repeat::counted;
+    if (!latest) {
+      repeat = report->timed_repeat(key, kNativeName, named, obs->seq + 1)
+                   ? Repeat::timed
+                   : report->other_repeat(key, kNativeName, named, obs->seq + 1);
+    }
+    if (repeat == Repeat::counted) {
       const std::uint64_t seq = ++obs->seq;
       const bool board = obs->board.is_open();
       if (board) obs->board.enter(seq, NAN, collective);
@@ -64,7 +73,20 @@ int observed_native(Operation op, MPI_Comm comm, long long agreed_bytes, int roo
       if (board) obs->board.leave(seq);
       if (obs->warned_seq.load(std::memory_order_relaxed) == seq) [[unlikely]]
         observe::call_completed(*obs, seq);
-      if (latest && obs->record) obs->record->count_repeat(seq);
+      if (latest && report != nullptr) report->count_repeat();
+      return rc;
+    }
+    if (repeat == Repeat::timed) {
+      const std::uint64_t seq = ++obs->seq;
+      const double entry = prediction::steady_seconds();
+      const bool board = obs->board.is_open();
+      if (board) obs->board.enter(seq, entry, collective);
+      const int rc = run_native();
+      const double seconds = prediction::steady_seconds() - entry;
+      if (board) obs->board.leave(seq);
+      if (obs->warned_seq.load(std::memory_order_relaxed) == seq) [[unlikely]]
+        observe::call_completed(*obs, seq);
+      report->log_repeat(key, kNativeName, named, seq, entry, seconds);
       return rc;
     }
   }

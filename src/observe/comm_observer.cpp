@@ -169,7 +169,7 @@ CommObserver* make_observer(MPI_Comm comm) {
     if (MpiStatus s = o->board.open(o->comm, shared); !s.ok())
       warn_once("no call board", describe(s));
   }
-  if (cfg.report) o->record.emplace(cfg.report_samples);
+  if (cfg.report) o->report = &o->record.emplace(cfg.report_samples);
   if (PMPI_Comm_set_attr(comm, key, o.get()) != MPI_SUCCESS) {
     close_observer(o.get());
     return nullptr;

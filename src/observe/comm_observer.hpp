@@ -47,6 +47,9 @@ struct CommObserver {
   // with one relaxed load at the end of every call: the call the watchdog spoke about says when
   // it completed (watchdog.hpp call_completed), before the program may reach MPI_Finalize.
   std::atomic<std::uint64_t> warned_seq{0};
+  // &*record when the report is on, else null: the interposition library's steady state tests
+  // this word of the first cache line, not the optional's flag behind the record.
+  ReportRecord* report = nullptr;
   Board board;
   // In the observer, not behind a pointer: the call path reaches its counters at a fixed offset.
   std::optional<ReportRecord> record;

@@ -3,7 +3,7 @@
 //   PAPCOLL_REPORT=FILE          record every collective papcoll handles and write the straggler
 //                                report (docs/report-format.md) to FILE at MPI_Finalize
 //   PAPCOLL_REPORT_SAMPLES=N     calls kept per communicator and call key before the log is
-//                                thinned (report_record.hpp); default 2048, 16..1048576
+//                                thinned (report_record.hpp); default 512, 16..1048576
 //   PAPCOLL_TIMEOUT=SECONDS      arm the hang watchdog (watchdog.hpp); 0 or unset: off
 //   PAPCOLL_TIMEOUT_ACTION=warn|abort   what the watchdog does (default warn)
 //   PAPCOLL_BOARD=0              no call board (call_board.hpp): no watchdog, and a rank that
@@ -22,7 +22,7 @@ struct ObserveConfig {
   bool board_shared = true;
   bool report = false;
   std::string report_path;
-  int report_samples = 2048;
+  int report_samples = 512;
   double timeout = 0;  // seconds; 0: the watchdog is off
   bool abort = false;  // PAPCOLL_TIMEOUT_ACTION=abort
   bool watchdog() const { return timeout > 0; }

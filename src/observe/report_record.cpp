@@ -92,18 +92,18 @@ ReportRecord::Template* ReportRecord::find_template(const CallKey& key, const ch
   return nullptr;
 }
 
-bool ReportRecord::count_other_repeat(const CallKey& key, const char* algorithm,
-                                      AutoReason reason, std::uint64_t call) {
+ReportRecord::Repeat ReportRecord::other_repeat(const CallKey& key, const char* algorithm,
+                                                AutoReason reason, std::uint64_t call) {
   Template* t = find_template(key, algorithm, reason);
-  if (t == nullptr) return false;
-  if (call >= t->next_kept) {
+  if (t == nullptr) return Repeat::none;
+  if (call == t->next_kept) return Repeat::timed;
+  if (call > t->next_kept) {
     KeyRecord& k = keys_[t->index];
-    if (kept_memo(k, call)) return false;  // the log keeps it: add() it
-    t->next_kept = k.next_kept;            // > call
+    if (kept_memo(k, call)) return Repeat::none;  // the log keeps it: add() it
+    t->next_kept = k.next_kept;                   // > call
   }
   ++t->repeats;
-  last_call_ = call;
-  return true;
+  return Repeat::counted;
 }
 
 void ReportRecord::add(const CallRecord& c) {
@@ -125,7 +125,6 @@ void ReportRecord::add(const CallRecord& c) {
   }
   latest_ = Template{};
   ++calls_;
-  last_call_ = c.call;
   KeyRecord* k = find(c.key);
   if (k == nullptr) {
     ++unkeyed_;
@@ -142,19 +141,6 @@ void ReportRecord::add(const CallRecord& c) {
     k->gain_sum += c.gain;
     ++k->gain_calls;
   }
-  const bool logged = !std::isnan(c.entry) && kept_memo(*k, c.call);
-  if (logged) {
-    if (static_cast<int>(k->samples.size()) >= capacity_) {
-      // Full: keep the half of the log that the next level keeps.
-      if (k->level < kMaxLevel) ++k->level;
-      const int level = k->level;
-      std::erase_if(k->samples, [level](const Sample& s) { return !kept(s.call, level); });
-    }
-    if (kept(c.call, k->level))
-      k->samples.push_back(Sample{c.call, c.entry,
-                                  static_cast<float>(std::isfinite(c.seconds) ? c.seconds : -1.0),
-                                  static_cast<float>(c.predicted), 0});
-  }
   // The next calls of this key, algorithm and reason with nothing measured are only counted
   // (add_repeat), up to the next call the log keeps.
   latest_.key = c.key;
@@ -162,8 +148,66 @@ void ReportRecord::add(const CallRecord& c) {
   latest_.reason = c.reason;
   latest_.repeats = 0;
   latest_.index = static_cast<size_t>(k - keys_.data());
-  kept_memo(*k, c.call + 1);  // the memo now covers the calls after this one
-  latest_.next_kept = k->next_kept;  // > c.call >= 0: the template is set
+  if (!std::isnan(c.entry) && kept_memo(*k, c.call)) {
+    latest_.next_kept = log_kept(
+        *k, Sample{c.call, c.entry,
+                   static_cast<float>(std::isfinite(c.seconds) ? c.seconds : -1.0),
+                   static_cast<float>(c.predicted), 0});
+  } else {
+    kept_memo(*k, c.call + 1);  // the memo now covers the calls after this one
+    latest_.next_kept = k->next_kept;  // > c.call >= 0: the template is set
+  }
+}
+
+std::uint64_t ReportRecord::log_kept(KeyRecord& k, const Sample& s) {
+  bool keep = true;
+  if (static_cast<int>(k.samples.size()) >= capacity_ && k.level < kMaxLevel) {
+    // Full: keep the half of the log that the next level keeps (every entry is kept at the
+    // current level, so one hash each decides).
+    const int level = k.level++;
+    std::erase_if(k.samples, [level](const Sample& e) { return !kept_at_next_level(e.call, level); });
+    keep = kept_at_next_level(s.call, level);
+  }
+  if (keep) k.samples.push_back(s);
+  // The next kept call: the kept one of the next block when this call is kept (level hashes),
+  // else the general search.
+  k.next_kept_from = s.call;
+  k.next_kept = keep ? kept_in_block((s.call >> k.level) + 1, k.level)
+                     : next_kept_after(s.call, k.level);
+  k.next_kept_level = k.level;
+  return k.next_kept;
+}
+
+void ReportRecord::log_repeat(const CallKey& key, const char* algorithm, AutoReason reason,
+                              std::uint64_t call, double entry, double seconds) {
+  Template* t = find_template(key, algorithm, reason);
+  if (t == nullptr) [[unlikely]] {  // not after timed_repeat() or other_repeat()
+    CallRecord c;
+    c.call = call;
+    c.key = key;
+    c.algorithm = algorithm;
+    c.reason = reason;
+    c.entry = entry;
+    c.weight = timed_weight(key, call);
+    c.seconds = c.weight > 0 ? seconds : NAN;
+    add(c);
+    return;
+  }
+  KeyRecord& k = keys_[t->index];
+  ++t->repeats;  // counted with the template's algorithm and reason when folded
+  // The memo answers at once in a loop (log_kept() set it). It also covers a template whose
+  // next kept call was found before its key's log went to the next level (another template of
+  // the key, with another algorithm, logged meanwhile): then the call may be one the log no
+  // longer keeps, and it is only counted.
+  if (!kept_memo(k, call)) {
+    t->next_kept = k.next_kept;  // > call
+    return;
+  }
+  // Timed at the level that kept it: it stands for 2^level calls (timed_weight()).
+  k.seconds += std::ldexp(seconds, std::min(k.level, 62));
+  k.max_seconds = std::max(k.max_seconds, seconds);
+  t->next_kept =
+      log_kept(k, Sample{call, entry, static_cast<float>(seconds), static_cast<float>(NAN), 0});
 }
 
 }  // namespace papcoll::observe

@@ -4,7 +4,7 @@
 // which the report computes every rank's lateness once, at the end, after one gather.
 //
 // Bounded memory: each key's log holds at most `capacity` calls (PAPCOLL_REPORT_SAMPLES, default
-// 2048, 32 bytes each). When it is full it is thinned to the next level of the sampling rule
+// 512, 32 bytes each). When it is full it is thinned to the next level of the sampling rule
 // below (exactly half of it), and so on. The choice depends on the call number alone (the
 // communicator's, identical on every rank), so every rank keeps the same calls and their entry
 // times line up at the end; the kept calls are a stratified pseudo-random sample of all calls
@@ -106,6 +106,12 @@ inline std::uint64_t kept_in_block(std::uint64_t block, int level) {
 inline bool kept(std::uint64_t call, int level) {
   return level <= 0 || kept_in_block(call >> level, level) == call;
 }
+// For a call the log at level `level` keeps: whether the next level keeps it too (its bit
+// `level` is the one hashed from the bits above it), one hash instead of kept()'s level + 1.
+inline bool kept_at_next_level(std::uint64_t call, int level) {
+  const unsigned l = static_cast<unsigned>(level) + 1;
+  return ((call >> level) & 1) == (call_hash((call >> l) << 6 | l) & 1);
+}
 // The first call after `call` that a log at level `level` keeps.
 inline std::uint64_t next_kept_after(std::uint64_t call, int level) {
   if (level <= 0) return call + 1;
@@ -159,11 +165,26 @@ class alignas(64) ReportRecord {
   // took that number (call numbers count every key's calls; this call is then tested against its
   // key's log, and the template moves on to the next kept call).
   bool count_other_repeat(const CallKey& key, const char* algorithm, AutoReason reason,
-                          std::uint64_t call);
-  [[gnu::always_inline]] void count_repeat(std::uint64_t call) {
-    ++latest_.repeats;
-    last_call_ = call;
+                          std::uint64_t call) {
+    return other_repeat(key, algorithm, reason, call) == Repeat::counted;
   }
+  // The logged calls of a loop (issue #20 item 4): when quiet_repeat() said no, whether the call
+  // is the one its template's key logs next (timed_repeat(): the latest template, inline;
+  // other_repeat(): the older ones, which also counts a call it calls `counted`). The caller then
+  // reads the clock at the entry and at the exit and hands both to log_repeat(), which counts and
+  // logs the call as add() would, without add()'s lookups.
+  [[gnu::always_inline]] bool timed_repeat(const CallKey& key, const char* algorithm,
+                                           AutoReason reason, std::uint64_t call) const {
+    return call == latest_.next_kept && latest_.same(key, algorithm, reason);
+  }
+  enum class Repeat { none, counted, timed };
+  Repeat other_repeat(const CallKey& key, const char* algorithm, AutoReason reason,
+                      std::uint64_t call);
+  // After timed_repeat() or other_repeat() said timed: call `call` entered at `entry` (steady
+  // clock) and took `seconds`.
+  void log_repeat(const CallKey& key, const char* algorithm, AutoReason reason,
+                  std::uint64_t call, double entry, double seconds);
+  [[gnu::always_inline]] void count_repeat() { ++latest_.repeats; }
   // The steady state of a tight loop: a call with nothing measured (no entry time read, no gain,
   // no prediction; needs_entry() was false) whose key, algorithm and reason equal a template's.
   // It is only counted (O(1), no lookup); the counts join the key's record at the next add() or
@@ -172,7 +193,7 @@ class alignas(64) ReportRecord {
                   std::uint64_t call) {
     if (!latest_.same(key, algorithm, reason) || call >= latest_.next_kept)
       return count_other_repeat(key, algorithm, reason, call);
-    count_repeat(call);
+    count_repeat();
     return true;
   }
 
@@ -186,13 +207,15 @@ class alignas(64) ReportRecord {
     return n;
   }
   std::uint64_t unkeyed_calls() const { return unkeyed_; }  // calls of keys past kMaxKeys
-  std::uint64_t last_call() const { return last_call_; }
   int capacity() const { return capacity_; }
 
  private:
   KeyRecord* find(const CallKey& key);
   bool needs_entry_slow(const CallKey& key, std::uint64_t call);
   static bool kept_memo(KeyRecord& k, std::uint64_t call);
+  // Appends call `s.call`, which the log keeps at its current level, thinning a full log first;
+  // then the memo holds the next call the log keeps (returned).
+  std::uint64_t log_kept(KeyRecord& k, const Sample& s);
   static void count_algorithm(KeyRecord& k, const char* name, std::uint64_t n_calls);
   void fold_repeats();
 
@@ -217,7 +240,7 @@ class alignas(64) ReportRecord {
   // first; add() drops the oldest.
   static constexpr int kOlderTemplates = 3;
   Template latest_;
-  std::uint64_t calls_ = 0, last_call_ = 0;  // calls_: without the repeats not yet folded
+  std::uint64_t calls_ = 0;  // without the repeats not yet folded
   Template older_[kOlderTemplates];
   int capacity_;
   std::vector<KeyRecord> keys_;

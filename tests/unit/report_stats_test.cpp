@@ -49,6 +49,11 @@ TEST(ReportRecord, SamplingRuleIsStratifiedNestedAndPredictable) {
       while (!kept(next, level)) ++next;
       EXPECT_EQ(next_kept_after(c, level), next) << "level " << level << " call " << c;
     }
+    // The one-hash test that thinning uses agrees with kept() at the next level.
+    for (std::uint64_t c = 0; c < 4000; ++c)
+      if (kept(c, level)) {
+        EXPECT_EQ(kept_at_next_level(c, level), kept(c, level + 1)) << c;
+      }
     // No aliasing with a straggler late every third call: about a third of the kept calls.
     if (level >= 2) {
       EXPECT_NEAR(double(hits_every_3rd) / kept_calls, 1.0 / 3, 0.08) << level;
@@ -105,32 +110,89 @@ TEST(ReportRecord, TimeInTheCollectiveFromTimedCalls) {
   EXPECT_EQ(r.timed_weight(CallKey{1, 8, -1}, 100001), 1.0);
 }
 
+// The interposition library's loop (quiet_repeat, else timed_repeat and log_repeat with the
+// clock read at the entry and the exit, else add()) weighs each timed call like timed_weight():
+// the same total, log, level and counts as CallWatch's path.
+TEST(ReportRecord, TimedRepeatsWeighLikeTimedWeight) {
+  ReportRecord watch(2048), loop(2048);
+  std::uint64_t logged_by_loop = 0;
+  for (std::uint64_t n = 1; n <= 100000; ++n) {
+    CallRecord c = call(n, n * 1e-3);
+    c.seconds = 1e-6 * (1 + n % 7);
+    CallRecord w = c;
+    if (watch.needs_entry(c.key, n)) {
+      w.weight = watch.timed_weight(c.key, n);
+      watch.add(w);
+    } else {
+      w.entry = w.seconds = NAN;
+      if (!watch.add_repeat(c.key, c.algorithm, c.reason, n)) watch.add(w);
+    }
+    if (loop.quiet_repeat(c.key, c.algorithm, c.reason, n)) {
+      loop.count_repeat();
+    } else if (loop.timed_repeat(c.key, c.algorithm, c.reason, n)) {
+      loop.log_repeat(c.key, c.algorithm, c.reason, n, c.entry, c.seconds);
+      ++logged_by_loop;
+    } else {
+      c.weight = loop.timed_weight(c.key, n);
+      if (c.weight == 0) c.entry = c.seconds = NAN;
+      loop.add(c);
+    }
+  }
+  const KeyRecord& a = watch.keys()[0];
+  const KeyRecord& b = loop.keys()[0];
+  EXPECT_EQ(b.calls, 100000u);
+  EXPECT_EQ(b.calls, a.calls);
+  EXPECT_EQ(b.algorithms, a.algorithms);
+  EXPECT_EQ(b.reasons[0], a.reasons[0]);
+  EXPECT_EQ(b.level, a.level);
+  EXPECT_DOUBLE_EQ(b.seconds, a.seconds);
+  EXPECT_DOUBLE_EQ(b.max_seconds, a.max_seconds);
+  ASSERT_EQ(b.samples.size(), a.samples.size());
+  for (size_t j = 0; j < a.samples.size(); ++j) {
+    EXPECT_EQ(b.samples[j].call, a.samples[j].call);
+    EXPECT_EQ(b.samples[j].seconds, a.samples[j].seconds);
+  }
+  EXPECT_GE(logged_by_loop, 2048u + 4 * 1024u);  // all but the key's first call
+  EXPECT_NEAR(b.seconds, 4e-6 * 100000, 0.05 * 4e-6 * 100000);
+}
+
 // A caller that reads the entry clock only when needs_entry() says so and hands unmeasured
 // calls to add_repeat() first (CallWatch, for the interposition library's calls to the MPI
 // library) loses nothing: every call the log keeps and every timed call had its entry read, a
 // call without one is counted but not logged, and the counts per key, algorithm and reason are
 // those of add() on every call. The same with the interposition library's steady state first
-// (quiet_repeat and count_repeat, else count_other_repeat). Returns the calls whose entry was
+// (quiet_repeat and count_repeat, else timed_repeat or other_repeat: counted, or timed and then
+// log_repeat with the entry and the time). Returns the calls whose entry was
 // read and the quiet ones.
 std::pair<std::uint64_t, std::uint64_t> check_repeat_paths(
     CallRecord (*make)(std::uint64_t), std::uint64_t calls, size_t n_keys) {
   ReportRecord with_all(64), sampled(64), fast(64);
-  std::uint64_t read = 0, quiet = 0;
+  std::uint64_t read = 0, quiet = 0, timed = 0;
   for (std::uint64_t n = 1; n <= calls; ++n) {
     CallRecord c = make(n);
     with_all.add(c);
-    bool fast_quiet = fast.quiet_repeat(c.key, c.algorithm, c.reason, n);
-    if (fast_quiet)
-      fast.count_repeat(n);
-    else
-      fast_quiet = fast.count_other_repeat(c.key, c.algorithm, c.reason, n);
+    bool fast_quiet = fast.quiet_repeat(c.key, c.algorithm, c.reason, n), fast_timed = false;
+    if (fast_quiet) {
+      fast.count_repeat();
+    } else if (fast.timed_repeat(c.key, c.algorithm, c.reason, n)) {
+      fast_timed = true;
+    } else {
+      const auto other = fast.other_repeat(c.key, c.algorithm, c.reason, n);
+      fast_quiet = other == ReportRecord::Repeat::counted;
+      fast_timed = other == ReportRecord::Repeat::timed;
+    }
     quiet += fast_quiet;
+    timed += fast_timed;
     if (sampled.needs_entry(c.key, n)) {
       EXPECT_FALSE(fast_quiet) << "call " << n;
       ++read;
       sampled.add(c);
-      fast.add(c);
+      if (fast_timed)
+        fast.log_repeat(c.key, c.algorithm, c.reason, n, c.entry, c.seconds);
+      else
+        fast.add(c);
     } else {
+      EXPECT_FALSE(fast_timed) << "call " << n;
       c.entry = NAN;
       c.seconds = NAN;
       if (!sampled.add_repeat(c.key, c.algorithm, c.reason, n)) sampled.add(c);
@@ -138,9 +200,7 @@ std::pair<std::uint64_t, std::uint64_t> check_repeat_paths(
     }
   }
   EXPECT_EQ(fast.calls(), calls);
-  EXPECT_EQ(fast.last_call(), calls);
   EXPECT_EQ(sampled.calls(), calls);
-  EXPECT_EQ(sampled.last_call(), calls);
   const std::vector<KeyRecord> all_keys = with_all.keys();
   const std::vector<KeyRecord> sampled_keys = sampled.keys();
   const std::vector<KeyRecord> fast_keys = fast.keys();
@@ -158,9 +218,15 @@ std::pair<std::uint64_t, std::uint64_t> check_repeat_paths(
     for (int r = 0; r < kReasons; ++r) EXPECT_EQ(b.reasons[r], a.reasons[r]);
     EXPECT_EQ(b.level, a.level);
     EXPECT_EQ(b.samples.size(), a.samples.size());
-    for (size_t j = 0; j < std::min(a.samples.size(), b.samples.size()); ++j)
+    for (size_t j = 0; j < std::min(a.samples.size(), b.samples.size()); ++j) {
       EXPECT_EQ(b.samples[j].call, a.samples[j].call);
+      EXPECT_EQ(b.samples[j].entry, a.samples[j].entry);
+      EXPECT_EQ(b.samples[j].seconds, a.samples[j].seconds);
+    }
   }
+  // The loop's logged calls took timed_repeat's path (most of them: a key's first call and a
+  // call right after another template's add() take add()).
+  EXPECT_GE(timed, read / 2) << "read " << read;
   return {read, quiet};
 }
 
@@ -206,6 +272,15 @@ TEST(ReportRecord, LoopOfSeveralKeysStaysQuiet) {
       60000, 5);
   EXPECT_GE(quiet, 54000u);
   EXPECT_LE(read, 4000u);
+}
+
+// One key whose calls alternate between two algorithms: two templates of the key, and the log
+// goes to the next level through either, so the other's next kept call may be one the log no
+// longer keeps (log_repeat then only counts it).
+TEST(ReportRecord, OneKeyTwoAlgorithmsAlternating) {
+  const auto [read, quiet] = check_repeat_paths(
+      [](std::uint64_t n) { return call(n, n * 1e-3, n % 2 ? "ring" : "native"); }, 40000, 1);
+  EXPECT_GE(quiet, 36000u);
 }
 
 TEST(ReportRecord, EveryRankKeepsTheSameCalls) {
