@@ -59,6 +59,17 @@ inline long long call_bytes(int count, MPI_Datatype type) {
   return count < 0 || size < 0 ? -1 : static_cast<long long>(count) * size;
 }
 
+// count * the type's size from the per-thread cache alone: -1 when either is invalid,
+// kTypeNotCached when the cache does not hold the type (the wrapper's quick path then goes out
+// of line, where type_size() finds it).
+inline constexpr long long kTypeNotCached = -2;
+inline long long cached_call_bytes(int count, MPI_Datatype type) {
+  const TypeSizeCache& c = t_type_size;
+  if (c.type != type || c.frees != g_type_frees.load(std::memory_order_acquire)) [[unlikely]]
+    return kTypeNotCached;
+  return count < 0 || c.size < 0 ? -1 : static_cast<long long>(count) * c.size;
+}
+
 // The call's bytes when it goes straight to the MPI library, else -1.
 inline long long quick_native(Operation op, int count, MPI_Datatype type) {
   const long long below = g_quick_below[static_cast<int>(op)];
