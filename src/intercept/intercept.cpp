@@ -386,23 +386,24 @@ int quick_call(Operation op, MPI_Comm comm, long long bytes, int root, Run run) 
 // The quick calls when the report or the watchdog is on (g_observing), out of line: every path
 // of a wrapper then ends in a tail call and its quick path saves no register (the observed path
 // inlined into the wrapper made every call push and pop six; about 3 % of an 8-byte MPI_Bcast at
-// 2 ranks). The bytes are found again (the type's size is cached), so that the arguments are
-// the wrapper's own and the jump needs no stack of its own.
+// 2 ranks). The arguments are the wrapper's own, so the jump needs no stack of its own; the
+// bytes are the count times the size the per-thread cache holds (the wrapper or *_entry below
+// found the type there, or put it there, just before on this thread).
 [[gnu::noinline]] int observed_allreduce(const void* sendbuf, void* recvbuf, int count,
                                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return quick_call(Operation::allreduce, comm, call_bytes(count, datatype), -1, [&] {
+  return quick_call(Operation::allreduce, comm, count * t_type_size.size, -1, [&] {
     return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
   });
 }
 [[gnu::noinline]] int observed_reduce(const void* sendbuf, void* recvbuf, int count,
                                       MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
-  return quick_call(Operation::reduce, comm, call_bytes(count, datatype), root, [&] {
+  return quick_call(Operation::reduce, comm, count * t_type_size.size, root, [&] {
     return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
   });
 }
 [[gnu::noinline]] int observed_bcast(void* buffer, int count, MPI_Datatype datatype, int root,
                                      MPI_Comm comm) {
-  return quick_call(Operation::bcast, comm, call_bytes(count, datatype), root,
+  return quick_call(Operation::bcast, comm, count * t_type_size.size, root,
                     [&] { return PMPI_Bcast(buffer, count, datatype, root, comm); });
 }
 
