@@ -83,12 +83,27 @@ struct CommState {
   // (balanced_bcast_call), and the latest one used (quick_known_bcast).
   std::vector<long long> native_bcast_bytes;
   long long last_native_bcast = -1;
+  // Quiet calls of one history site that the monitor handed out ahead (Monitor::quiet_call's
+  // `following`): the next `quiet_left` calls of (quiet_op, quiet_bytes, quiet_root) go to the
+  // MPI library without asking it; `quiet_used` of them are counted into it
+  // (flush_quiet_calls) before anything else reaches the monitor.
+  int quiet_left = 0, quiet_used = 0, quiet_site = 0;
+  Operation quiet_op = Operation::allreduce;
+  double quiet_bytes = -1;
+  int quiet_root = -1;
 };
+
+void flush_quiet_calls(CommState* st) {
+  if (st->quiet_used > 0 && st->monitor != nullptr)
+    prediction::monitor_count_quiet(st->monitor, st->quiet_site, st->quiet_used);
+  st->quiet_left = st->quiet_used = 0;
+}
 
 int delete_state(MPI_Comm, int, void* attr, void*) {
   const Inside inside;  // papcoll_monitor_free's own MPI calls must not come back here
   auto* st = static_cast<CommState*>(attr);
   g_state_deletions.fetch_add(1, std::memory_order_acq_rel);  // every thread's cache is stale now
+  flush_quiet_calls(st);
   if (st->monitor != nullptr) (void)papcoll_monitor_free(&st->monitor);
   delete st;
   return MPI_SUCCESS;
@@ -197,6 +212,7 @@ papcoll_monitor history_monitor(const CallInfo& info, const OperationChoice& cho
   if (PMPI_Comm_size(info.comm, &size) != MPI_SUCCESS || size < 2) return nullptr;
   CommState* st = comm_state(info.comm);
   if (st == nullptr || st->monitor_failed) return nullptr;
+  flush_quiet_calls(st);  // the monitor counts the calls it handed out before it sees this one
   if (st->monitor == nullptr) {
     papcoll_monitor_config mc;
     papcoll_monitor_config_init(&mc);
@@ -234,7 +250,36 @@ bool balanced_auto_call(const CallInfo& info, const OperationChoice& choice,
   if (!choice.is_auto || check_mode()) return false;
   if (info.op != Operation::allreduce && info.op != Operation::reduce) return false;
   if (monitor == nullptr) return true;
-  return prediction::monitor_quiet_call(monitor, site);
+  int following = 0;
+  if (!prediction::monitor_quiet_call(monitor, site, &following)) return false;
+  if (following > 0) {
+    if (CommState* st = comm_state(info.comm); st != nullptr && st->monitor == monitor) {
+      st->quiet_left = following;
+      st->quiet_used = 0;
+      st->quiet_site = site;
+      st->quiet_op = info.op;
+      st->quiet_bytes = info.agreed_bytes;
+      st->quiet_root = info.root;
+    }
+  }
+  return true;
+}
+
+// A call the monitor handed out ahead as quiet (balanced_auto_call): the same decision as
+// asking it (every rank holds the same hand-out), without the monitor's locks, its site lookup
+// or the communicator queries on the way there (issue #17 item 2: the calls between two samples
+// of a balanced site).
+bool handed_out_quiet_call(const CallInfo& info, const OperationChoice& choice) {
+  if (!choice.is_auto || (info.op != Operation::allreduce && info.op != Operation::reduce))
+    return false;
+  CommState* st = comm_state(info.comm);
+  if (st == nullptr || st->quiet_left <= 0) return false;
+  if (st->quiet_op != info.op || st->quiet_bytes != info.agreed_bytes ||
+      st->quiet_root != info.root || check_mode())
+    return false;  // another call: history_monitor counts the used ones first
+  --st->quiet_left;
+  ++st->quiet_used;
+  return true;
 }
 
 // The same for MPI_Bcast under `auto` (no arrival history there): its decision reads only what
@@ -305,6 +350,7 @@ int dispatch(const CallInfo& info, RunPapcoll run_papcoll, RunNative run_native)
   };
   if (choice.native) return native_recorded();
   // Balanced calls under auto go to the MPI library before anything else is prepared.
+  if (handed_out_quiet_call(info, choice)) return native_recorded();
   const papcoll_monitor monitor = history_monitor(info, choice);
   const int site = monitor != nullptr ? history_site(op, info.agreed_bytes, info.root) : 0;
   if (balanced_auto_call(info, choice, monitor, site)) return native_recorded();

@@ -576,7 +576,7 @@ int Monitor::enter_call(MPI_Comm comm, double entry_steady, int site, const char
   return PAPCOLL_SUCCESS;
 }
 
-bool Monitor::quiet_call(int site) {
+bool Monitor::quiet_call(int site, int* following) {
   std::lock_guard<std::mutex> lock(mu_);
   if (closed_ || set_.thread || set_.history_sample <= 1 || !thread_error_.empty()) return false;
   if (m_.active) {
@@ -584,9 +584,27 @@ bool Monitor::quiet_call(int site) {
     feed_measured_locked();
   }
   if (sample_locked(site).measure) return false;
-  ++history_.sampling(site)->unmeasured;  // not null: a new site is measured
+  HistoryTable::Sampling* s = history_.sampling(site);  // not null: a new site is measured
+  ++s->unmeasured;
   ++seq_;
+  if (following != nullptr) {
+    // sample_locked for the next calls: with no feed and no note_use in between, only
+    // `unmeasured` moves, and the confirmation needs it at 0; so the next measured call is the
+    // one that makes the count reach history_sample.
+    const auto n = static_cast<std::uint64_t>(set_.history_sample);
+    const std::uint64_t left = s->unmeasured + 1 < n ? n - 1 - s->unmeasured : 0;
+    *following = static_cast<int>(std::min<std::uint64_t>(left, 1u << 30));
+  }
   return true;
+}
+
+void Monitor::count_quiet(int site, int calls) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (closed_ || calls <= 0) return;
+  HistoryTable::Sampling* s = history_.sampling(site);
+  if (s == nullptr) return;
+  s->unmeasured += static_cast<std::uint64_t>(calls);
+  seq_ += static_cast<std::uint64_t>(calls);
 }
 
 void Monitor::note_use(bool arrivals_used) {

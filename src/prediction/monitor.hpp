@@ -92,7 +92,16 @@ class Monitor {
   // Every input of the answer is bit-identical on every rank (the fed measurements and the call
   // counts), so every rank answers alike. False whenever the monitor cannot decide (closed, edge
   // mode): the caller then takes the full path, which reports.
-  bool quiet_call(int site);
+  // `following` (may be null), when the answer is true: how many of the site's next calls are
+  // quiet too, provided the monitor sees nothing else in between. Nothing a quiet call does can
+  // change that (it measures nothing, feeds nothing and predicts nothing; this call completed
+  // the exchange in flight), so the caller may run that many calls of the site directly and
+  // count them afterwards with count_quiet(), before any other call of the monitor; every rank
+  // gets the same number.
+  bool quiet_call(int site, int* following = nullptr);
+  // Counts `calls` quiet calls of `site` as quiet_call() would have, handed out by its
+  // `following` (at most that many, and nothing else of the monitor called since).
+  void count_quiet(int site, int calls);
 
   // The clock offset measured at creation (for the tests, which know the true one).
   ClockSync clock_sync() const { return clock_; }
@@ -237,7 +246,9 @@ class MonitorLease {
 MonitorLease monitor_from_handle(papcoll_monitor h, std::string* why = nullptr);
 
 // Monitor::quiet_call through a C handle; false for a handle that is not live.
-bool monitor_quiet_call(papcoll_monitor h, int site);
+bool monitor_quiet_call(papcoll_monitor h, int site, int* following = nullptr);
+// Monitor::count_quiet through a C handle (nothing for a handle that is not live).
+void monitor_count_quiet(papcoll_monitor h, int site, int calls);
 
 // Calls holding a lease on the monitor behind `h` on this process (for the tests); -1 if `h` is
 // not a live handle.

@@ -187,9 +187,14 @@ int monitor_calls_in_flight(papcoll_monitor h) {
   return s != nullptr ? s->entry->leases : -1;
 }
 
-bool monitor_quiet_call(papcoll_monitor h, int site) {
+bool monitor_quiet_call(papcoll_monitor h, int site, int* following) {
   MonitorLease lease = monitor_from_handle(h);
-  return lease && lease->quiet_call(site);
+  return lease && lease->quiet_call(site, following);
+}
+
+void monitor_count_quiet(papcoll_monitor h, int site, int calls) {
+  MonitorLease lease = monitor_from_handle(h);
+  if (lease) lease->count_quiet(site, calls);
 }
 
 }  // namespace papcoll::prediction

@@ -17,25 +17,63 @@ namespace pp = papcoll::prediction;
 
 namespace {
 
+void native_call(Checker& chk, int it, const std::string& what) {
+  const int p = chk.size(), rank = chk.rank();
+  std::vector<int> in(64, rank + it), out(64, -1);
+  MPI_Allreduce(in.data(), out.data(), 64, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  const int want = p * (p - 1) / 2 + p * it;
+  for (int v : out) chk.expect(v == want, what + ": native result");
+}
+
+void papcoll_call(Checker& chk, papcoll_monitor m, int site, int it, const std::string& what,
+                  const char* algorithm) {
+  papcoll_options o;
+  papcoll_options_init(&o);
+  o.monitor = m;
+  o.monitor_site = site;
+  o.algorithm = algorithm;
+  checked_allreduce(chk, o, 64, static_cast<uint64_t>(it), what);
+}
+
 // One call of `site`: quiet -> the MPI library directly, as the interposition library does; else
 // papcoll's allreduce with the monitor and `algorithm` (nullptr: auto). Returns whether it was
 // quiet.
 bool one_call(Checker& chk, papcoll_monitor m, int site, int it, const std::string& what,
               const char* algorithm = nullptr) {
   const bool quiet = pp::monitor_quiet_call(m, site);
+  if (quiet)
+    native_call(chk, it, what);
+  else
+    papcoll_call(chk, m, site, it, what, algorithm);
+  return quiet;
+}
+
+// The interposition library's way (intercept.cpp handed_out_quiet_call): a quiet answer also
+// hands out how many of the site's next calls are quiet; they run without asking and are
+// counted (count_quiet) before the next question. `ahead`: handed out and not run; `ran`: run
+// and not counted.
+struct HandedOut {
+  int ahead = 0, ran = 0;
+  std::vector<int> following;  // what each question handed out (-1: not quiet)
+};
+bool one_call_handed(Checker& chk, papcoll_monitor m, int site, int it, const std::string& what,
+                     HandedOut* h, const char* algorithm = nullptr) {
+  if (h->ahead > 0) {
+    --h->ahead;
+    ++h->ran;
+    native_call(chk, it, what);
+    return true;
+  }
+  pp::monitor_count_quiet(m, site, h->ran);
+  h->ran = 0;
+  int following = -1;
+  const bool quiet = pp::monitor_quiet_call(m, site, &following);
+  h->following.push_back(quiet ? following : -1);
   if (quiet) {
-    const int p = chk.size(), rank = chk.rank();
-    std::vector<int> in(64, rank + it), out(64, -1);
-    MPI_Allreduce(in.data(), out.data(), 64, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    const int want = p * (p - 1) / 2 + p * it;
-    for (int v : out) chk.expect(v == want, what + ": native result");
+    h->ahead = following;
+    native_call(chk, it, what);
   } else {
-    papcoll_options o;
-    papcoll_options_init(&o);
-    o.monitor = m;
-    o.monitor_site = site;
-    o.algorithm = algorithm;
-    checked_allreduce(chk, o, 64, static_cast<uint64_t>(it), what);
+    papcoll_call(chk, m, site, it, what, algorithm);
   }
   return quiet;
 }
@@ -87,6 +125,23 @@ int main(int argc, char** argv) {
       chk.expect(pp::debug_counters().measured - before == 3, "balanced: 3 of 12 calls measured");
     }
     expect_agreed(chk, quiet, "balanced");
+    chk.expect_success(papcoll_monitor_free(&m), "free");
+
+    // The same with the quiet calls handed out ahead: a quiet answer says how many of the next
+    // calls are quiet too (2 after call 1, whose count is then 1 of 4), and running them without
+    // asking, then counting them, leaves every decision as it was.
+    chk.expect_success(papcoll_monitor_create_config(MPI_COMM_WORLD, &cfg, &m), "handed out");
+    const long b1 = pp::debug_counters().measured;
+    HandedOut h;
+    quiet.clear();
+    for (int it = 0; it < 12; ++it) quiet.push_back(one_call_handed(chk, m, 7, it, "handed", &h));
+    if (p > 1) {
+      chk.expect(quiet == want, "handed out: quiet on 3 calls in 4");
+      chk.expect(h.following == std::vector<int>{-1, 2, -1, 2, -1, 2},
+                 "handed out: 2 more after each first quiet call");
+      chk.expect(pp::debug_counters().measured - b1 == 3, "handed out: 3 of 12 calls measured");
+    }
+    expect_agreed(chk, quiet, "handed out");
     chk.expect_success(papcoll_monitor_free(&m), "free");
 
     // Imbalanced: rank 1 is 20 ms late on every call; from the second call on, every call is
@@ -159,6 +214,22 @@ int main(int argc, char** argv) {
       chk.expect_success(papcoll_monitor_pattern(m, pat.data(), p, &source), "pattern");
       chk.expect(source == PAPCOLL_PATTERN_HISTORY && pat[1] > 0.01,
                  "used: the history sees rank 1 late: " + std::to_string(pat[1]));
+      chk.expect_success(papcoll_monitor_free(&m), "free");
+
+      // The unused site with its quiet calls handed out ahead: the same decisions.
+      chk.expect_success(papcoll_monitor_create_config(MPI_COMM_WORLD, &cfg, &m), "unused ahead");
+      b3 = pp::debug_counters().measured;
+      HandedOut h;
+      quiet.clear();
+      for (int it = 0; it < 16; ++it) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (chk.rank() == 1) sleep_ms(20);
+        quiet.push_back(one_call_handed(chk, m, 13, it, "unused ahead", &h, "ring"));
+      }
+      expect_agreed(chk, quiet, "unused ahead");
+      chk.expect(quiet == std::vector<int>{0, 0, 0, 0, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1},
+                 "unused ahead: the decisions of asking every call");
+      chk.expect(pp::debug_counters().measured - b3 == 7, "unused ahead: 7 of 16 calls measured");
       chk.expect_success(papcoll_monitor_free(&m), "free");
     }
     code = chk.finish();
