@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -245,13 +246,30 @@ void warn_model_once(const char* why) {
 // this call is neither measured nor predicted imbalanced (sampling, docs/prediction.md), from
 // inputs identical on every rank, so every rank takes the same path. PAPCOLL_CHECK=1 always takes
 // the full path, which checks the call.
+// A site's sampling interval: PAPCOLL_HISTORY_SAMPLE (N) calls from 1 MiB on, and N times
+// ceil(1 MiB / bytes) below, at most 16 N (docs/prediction.md, "Sampling"). A measured call costs
+// about the same at every size (p - 1 small messages, papcoll's full path, the wait for the
+// other ranks' entries: 5 to 7 us at 2 ranks here), so the samples come at about the same
+// interval in time at every size, and their share of a small call's time stays small (64 KiB
+// all-reduce and reduce: 1 in 256). The bytes are the ones every rank passes: the same interval
+// everywhere. 0 (the monitor's own) when N is 1: every call measured.
+int history_sample_every(double bytes) {
+  const int n = config().history_sample;
+  if (n <= 1 || !(bytes > 0)) return 0;
+  constexpr double kMiB = 1048576.0;
+  const double factor = std::min(16.0, std::ceil(kMiB / bytes));
+  return static_cast<int>(std::min(1e9, n * std::max(1.0, factor)));
+}
+
 bool balanced_auto_call(const CallInfo& info, const OperationChoice& choice,
                         papcoll_monitor monitor, int site) {
   if (!choice.is_auto || check_mode()) return false;
   if (info.op != Operation::allreduce && info.op != Operation::reduce) return false;
   if (monitor == nullptr) return true;
   int following = 0;
-  if (!prediction::monitor_quiet_call(monitor, site, &following)) return false;
+  if (!prediction::monitor_quiet_call(monitor, site, &following,
+                                      history_sample_every(info.agreed_bytes)))
+    return false;
   if (following > 0) {
     if (CommState* st = comm_state(info.comm); st != nullptr && st->monitor == monitor) {
       st->quiet_left = following;

@@ -337,7 +337,11 @@ Monitor::SampleDecision Monitor::sample_locked(int site) {
   if (imbalanced && s->unmeasured == 0 && s->gap > 0 &&
       s->last_spread > kConfirmGrowth * s->unused_spread)
     return {true, true, true};  // the confirmation
-  return {s->unmeasured + 1 >= static_cast<std::uint64_t>(set_.history_sample), !unused};
+  return {s->unmeasured + 1 >= sample_every(*s), !unused};
+}
+
+std::uint64_t Monitor::sample_every(const HistoryTable::Sampling& s) const {
+  return s.every != 0 ? s.every : static_cast<std::uint64_t>(set_.history_sample);
 }
 
 MpiStatus Monitor::start_measured_locked(double entry, int site) {
@@ -576,12 +580,15 @@ int Monitor::enter_call(MPI_Comm comm, double entry_steady, int site, const char
   return PAPCOLL_SUCCESS;
 }
 
-bool Monitor::quiet_call(int site, int* following) {
+bool Monitor::quiet_call(int site, int* following, int every) {
   std::lock_guard<std::mutex> lock(mu_);
   if (closed_ || set_.thread || set_.history_sample <= 1 || !thread_error_.empty()) return false;
   if (m_.active) {
     if (!wait_all_locked(m_.reqs).ok()) return false;  // the full path reports it
     feed_measured_locked();
+  }
+  if (every > 0) {
+    if (HistoryTable::Sampling* s = history_.sampling(site)) s->every = every;
   }
   if (sample_locked(site).measure) return false;
   HistoryTable::Sampling* s = history_.sampling(site);  // not null: a new site is measured
@@ -591,7 +598,7 @@ bool Monitor::quiet_call(int site, int* following) {
     // sample_locked for the next calls: with no feed and no note_use in between, only
     // `unmeasured` moves, and the confirmation needs it at 0; so the next measured call is the
     // one that makes the count reach history_sample.
-    const auto n = static_cast<std::uint64_t>(set_.history_sample);
+    const std::uint64_t n = sample_every(*s);
     const std::uint64_t left = s->unmeasured + 1 < n ? n - 1 - s->unmeasured : 0;
     *following = static_cast<int>(std::min<std::uint64_t>(left, 1u << 30));
   }

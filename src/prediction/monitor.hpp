@@ -98,7 +98,10 @@ class Monitor {
   // the exchange in flight), so the caller may run that many calls of the site directly and
   // count them afterwards with count_quiet(), before any other call of the monitor; every rank
   // gets the same number.
-  bool quiet_call(int site, int* following = nullptr);
+  // `every` > 0: the site's sampling interval from now on, instead of history_sample (the
+  // interposition library's, from the call's bytes: docs/prediction.md, "Sampling"); the caller
+  // passes the same on every rank.
+  bool quiet_call(int site, int* following = nullptr, int every = 0);
   // Counts `calls` quiet calls of `site` as quiet_call() would have, handed out by its
   // `following` (at most that many, and nothing else of the monitor called since).
   void count_quiet(int site, int calls);
@@ -150,6 +153,7 @@ class Monitor {
   static constexpr int kUnusedCalls = 4;
   static constexpr double kConfirmGrowth = 2;
   SampleDecision sample_locked(int site);
+  std::uint64_t sample_every(const HistoryTable::Sampling& s) const;
   void thread_main();
   MpiStatus service_locked();
   MpiStatus start_edge_locked(const Contribution& c);
@@ -246,7 +250,7 @@ class MonitorLease {
 MonitorLease monitor_from_handle(papcoll_monitor h, std::string* why = nullptr);
 
 // Monitor::quiet_call through a C handle; false for a handle that is not live.
-bool monitor_quiet_call(papcoll_monitor h, int site, int* following = nullptr);
+bool monitor_quiet_call(papcoll_monitor h, int site, int* following = nullptr, int every = 0);
 // Monitor::count_quiet through a C handle (nothing for a handle that is not live).
 void monitor_count_quiet(papcoll_monitor h, int site, int calls);
 

@@ -187,9 +187,9 @@ int monitor_calls_in_flight(papcoll_monitor h) {
   return s != nullptr ? s->entry->leases : -1;
 }
 
-bool monitor_quiet_call(papcoll_monitor h, int site, int* following) {
+bool monitor_quiet_call(papcoll_monitor h, int site, int* following, int every) {
   MonitorLease lease = monitor_from_handle(h);
-  return lease && lease->quiet_call(site, following);
+  return lease && lease->quiet_call(site, following, every);
 }
 
 void monitor_count_quiet(papcoll_monitor h, int site, int calls) {

@@ -132,6 +132,9 @@ class HistoryTable {
     std::uint64_t gap = 0;  // the calls left unmeasured before the newest measured one
     int unused = 0;
     double unused_spread = 0;
+    // The site's own sampling interval (Monitor::quiet_call's `every`); 0: the monitor's
+    // history_sample.
+    std::uint64_t every = 0;
   };
   // nullptr when the site has no history.
   Sampling* sampling(int site) {

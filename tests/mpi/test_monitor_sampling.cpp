@@ -144,6 +144,32 @@ int main(int argc, char** argv) {
     expect_agreed(chk, quiet, "handed out");
     chk.expect_success(papcoll_monitor_free(&m), "free");
 
+    // A site's own interval (the interposition library's, from the bytes): every = 8 given from
+    // the second call on (the first is measured before any question) makes the site measured on
+    // calls 0, 8 and 16 although the monitor samples one in 4.
+    chk.expect_success(papcoll_monitor_create_config(MPI_COMM_WORLD, &cfg, &m), "every 8");
+    quiet.clear();
+    std::vector<int> handed;
+    for (int it = 0; it < 20; ++it) {
+      int following = -1;
+      const bool q = pp::monitor_quiet_call(m, 11, &following, 8);
+      if (q)
+        native_call(chk, it, "every 8");
+      else
+        papcoll_call(chk, m, 11, it, "every 8", nullptr);
+      quiet.push_back(q);
+      handed.push_back(q ? following : -1);
+    }
+    if (p > 1) {
+      std::vector<int> want8(20, 1);
+      want8[0] = want8[8] = want8[16] = 0;
+      chk.expect(quiet == want8, "every 8: measured on calls 0, 8 and 16");
+      chk.expect(handed[1] == 6 && handed[7] == 0 && handed[9] == 6,
+                 "every 8: 6 more quiet calls after the first quiet one");
+    }
+    expect_agreed(chk, quiet, "every 8");
+    chk.expect_success(papcoll_monitor_free(&m), "free");
+
     // Imbalanced: rank 1 is 20 ms late on every call; from the second call on, every call is
     // measured and none is quiet, and the pattern shows the late rank. PRR reads the arrival
     // times (auto may judge 64 integers not worth acting on: see "Unused" below).
