@@ -1,15 +1,18 @@
 // What the late-fold all-reduce and reduce share (docs/algorithms.md, "late-fold"): the circulant
-// broadcast they run forwards and backwards, and the arrival plan they read.
+// broadcast the all-reduce runs backwards and forwards, the early group's reduce the reduce runs
+// (early_reduce, Clairvoyant), the chain estimates and the arrival plan both read.
 //
-// The idea: ranks that arrive early (E) reduce-scatter their data among themselves while the late
-// ones are still computing, so that block b of the early sum sits at one rank N_b; the late
-// ranks' data then makes one pass through the network (into N_b) and the result spreads from there.
-// The reduce-scatter is the time reversal of Träff's round-optimal circulant broadcast (arXiv
-// 2312.11236) over the positions {root} + E with the root's own transfers left out: in the
-// broadcast the root sends block b once, to N_b = root + skip[k(b)], so in the reversal N_b ends
-// with the sum of everything below it, i.e. of E. The broadcast itself, run forwards from the root
-// after the late data has been folded in at N_b, then delivers the result to every position in
-// n - 1 + O(log p) block rounds.
+// The idea: ranks that arrive early (E) combine their data among themselves while the late ones
+// are still computing, and the late ranks' data then makes one pass through the network. In the
+// all-reduce E reduce-scatters, so that block b of the early sum sits at one rank N_b, the late
+// data is folded in there and the result spreads from there. The reduce-scatter is the time
+// reversal of Träff's round-optimal circulant broadcast (arXiv 2312.11236) over the positions
+// {root} + E with the root's own transfers left out: in the broadcast the root sends block b
+// once, to N_b = root + skip[k(b)], so in the reversal N_b ends with the sum of everything below
+// it, i.e. of E. The broadcast itself, run forwards from the root after the late data has been
+// folded in at N_b, then delivers the result to every position in n - 1 + O(log p) block rounds.
+// In the reduce E reduces to one rank with Clairvoyant (early_reduce) and the late data streams
+// to the root.
 #pragma once
 
 #include <string>

@@ -111,8 +111,8 @@ const AlgorithmInfo kAlgorithms[] = {
      .arrival_key = clairvoyant_arrival_key, .auto_role = arrival_aware,
      .predict = clairvoyant_reduce_predict},
     {.name = "late-fold", .collective = reduce,
-     .summary = "early ranks reduce (reversed circulant broadcast) while the late ones compute, "
-                "the late data streams to the root in one pass",
+     .summary = "early ranks reduce (Clairvoyant over their arrivals) while the late ones "
+                "compute, the late data streams to the root in one pass",
      .generate = late_fold_reduce_schedule, .sized_blocks = late_fold_blocks,
      .reorders_reduction = true, .uses_arrivals = true,
      .arrival_key = late_fold_reduce_arrival_key, .auto_role = arrival_aware,
