@@ -84,20 +84,28 @@ struct CommState {
   // (balanced_bcast_call), and the latest one used (quick_known_bcast).
   std::vector<long long> native_bcast_bytes;
   long long last_native_bcast = -1;
-  // Quiet calls of one history site that the monitor handed out ahead (Monitor::quiet_call's
-  // `following`): the next `quiet_left` calls of (quiet_op, quiet_bytes, quiet_root) go to the
-  // MPI library without asking it; `quiet_used` of them are counted into it
-  // (flush_quiet_calls) before anything else reaches the monitor.
-  int quiet_left = 0, quiet_used = 0, quiet_site = 0;
-  Operation quiet_op = Operation::allreduce;
-  double quiet_bytes = -1;
-  int quiet_root = -1;
+  // Quiet calls that the monitor handed out ahead (Monitor::quiet_call's `following`), for the
+  // last few history sites that got some: the next `left` calls of (op, bytes, root) go to the
+  // MPI library without asking it; `used` of them are counted into it (flush_quiet_calls) before
+  // anything else reaches the monitor. A site's hand-out outlives other sites' calls: nothing
+  // another site does changes this site's decisions (only its own measurements, counts and
+  // algorithms do), so a loop of several sites keeps them all.
+  struct QuietCalls {
+    int left = 0, used = 0, site = 0;
+    Operation op = Operation::allreduce;
+    double bytes = -1;
+    int root = -1;
+  };
+  static constexpr int kQuietSites = 4;
+  QuietCalls quiet[kQuietSites];
 };
 
 void flush_quiet_calls(CommState* st) {
-  if (st->quiet_used > 0 && st->monitor != nullptr)
-    prediction::monitor_count_quiet(st->monitor, st->quiet_site, st->quiet_used);
-  st->quiet_left = st->quiet_used = 0;
+  for (CommState::QuietCalls& q : st->quiet) {
+    if (q.used > 0 && st->monitor != nullptr)
+      prediction::monitor_count_quiet(st->monitor, q.site, q.used);
+    q.used = 0;
+  }
 }
 
 int delete_state(MPI_Comm, int, void* attr, void*) {
@@ -272,12 +280,17 @@ bool balanced_auto_call(const CallInfo& info, const OperationChoice& choice,
     return false;
   if (following > 0) {
     if (CommState* st = comm_state(info.comm); st != nullptr && st->monitor == monitor) {
-      st->quiet_left = following;
-      st->quiet_used = 0;
-      st->quiet_site = site;
-      st->quiet_op = info.op;
-      st->quiet_bytes = info.agreed_bytes;
-      st->quiet_root = info.root;
+      // The site's slot (the monitor answered, so its count is in: history_monitor flushed),
+      // else one without calls left, else the first.
+      CommState::QuietCalls* slot = nullptr;
+      for (CommState::QuietCalls& q : st->quiet)
+        if (q.left > 0 && q.site == site && q.op == info.op && q.bytes == info.agreed_bytes &&
+            q.root == info.root)
+          slot = &q;
+      for (CommState::QuietCalls& q : st->quiet)
+        if (slot == nullptr && q.left <= 0) slot = &q;
+      if (slot == nullptr) slot = &st->quiet[0];
+      *slot = CommState::QuietCalls{following, 0, site, info.op, info.agreed_bytes, info.root};
     }
   }
   return true;
@@ -291,13 +304,15 @@ bool handed_out_quiet_call(const CallInfo& info, const OperationChoice& choice) 
   if (!choice.is_auto || (info.op != Operation::allreduce && info.op != Operation::reduce))
     return false;
   CommState* st = comm_state(info.comm);
-  if (st == nullptr || st->quiet_left <= 0) return false;
-  if (st->quiet_op != info.op || st->quiet_bytes != info.agreed_bytes ||
-      st->quiet_root != info.root || check_mode())
-    return false;  // another call: history_monitor counts the used ones first
-  --st->quiet_left;
-  ++st->quiet_used;
-  return true;
+  if (st == nullptr || check_mode()) return false;
+  for (CommState::QuietCalls& q : st->quiet) {
+    if (q.left > 0 && q.op == info.op && q.bytes == info.agreed_bytes && q.root == info.root) {
+      --q.left;
+      ++q.used;
+      return true;
+    }
+  }
+  return false;  // another call: history_monitor counts the used ones first
 }
 
 // The same for MPI_Bcast under `auto` (no arrival history there): its decision reads only what

@@ -96,14 +96,15 @@ class Monitor {
   // quiet too, provided the monitor sees nothing else in between. Nothing a quiet call does can
   // change that (it measures nothing, feeds nothing and predicts nothing; this call completed
   // the exchange in flight), so the caller may run that many calls of the site directly and
-  // count them afterwards with count_quiet(), before any other call of the monitor; every rank
+  // count them afterwards with count_quiet(), before any other call of the monitor (calls of
+  // other sites may come in between: they change nothing of this site's decisions); every rank
   // gets the same number.
   // `every` > 0: the site's sampling interval from now on, instead of history_sample (the
   // interposition library's, from the call's bytes: docs/prediction.md, "Sampling"); the caller
   // passes the same on every rank.
   bool quiet_call(int site, int* following = nullptr, int every = 0);
-  // Counts `calls` quiet calls of `site` as quiet_call() would have, handed out by its
-  // `following` (at most that many, and nothing else of the monitor called since).
+  // Counts `calls` quiet calls of `site` as quiet_call() would have, handed out by its last
+  // `following` (at most that many in all; counted before any other call of the monitor).
   void count_quiet(int site, int calls);
 
   // The clock offset measured at creation (for the tests, which know the true one).

@@ -144,6 +144,43 @@ int main(int argc, char** argv) {
     expect_agreed(chk, quiet, "handed out");
     chk.expect_success(papcoll_monitor_free(&m), "free");
 
+    // Two sites interleaved, each with its hand-out: another site's calls in between change
+    // nothing of a site's decisions, so both keep the decisions of asking every call (measured
+    // on their calls 0, 4, 8), with every used hand-out counted before any question.
+    chk.expect_success(papcoll_monitor_create_config(MPI_COMM_WORLD, &cfg, &m), "two sites");
+    {
+      HandedOut h[2];
+      std::vector<int> q2[2];
+      for (int it = 0; it < 24; ++it) {
+        const int k = it % 2, site = 21 + k;
+        if (h[k].ahead > 0) {
+          --h[k].ahead;
+          ++h[k].ran;
+          native_call(chk, it, "two sites");
+          q2[k].push_back(1);
+          continue;
+        }
+        for (int j = 0; j < 2; ++j) {
+          pp::monitor_count_quiet(m, 21 + j, h[j].ran);
+          h[j].ran = 0;
+        }
+        int following = -1;
+        const bool q = pp::monitor_quiet_call(m, site, &following);
+        if (q) {
+          h[k].ahead = following;
+          native_call(chk, it, "two sites");
+        } else {
+          papcoll_call(chk, m, site, it, "two sites", nullptr);
+        }
+        q2[k].push_back(q);
+      }
+      if (p > 1)
+        for (int k = 0; k < 2; ++k)
+          chk.expect(q2[k] == want, "two sites: site " + std::to_string(k) + " as if asked");
+      expect_agreed(chk, q2[0], "two sites");
+    }
+    chk.expect_success(papcoll_monitor_free(&m), "free");
+
     // A site's own interval (the interposition library's, from the bytes): every = 8 given from
     // the second call on (the first is measured before any question) makes the site measured on
     // calls 0, 8 and 16 although the monitor samples one in 4.
