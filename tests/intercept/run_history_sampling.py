@@ -12,28 +12,14 @@ unforeseen (docs/prediction.md, "Sampling"); a sample is then confirmed on the n
 the late rank is seen at most 16 + 1 calls after call 40 and calls 58..79 are aware. Checks the
 PAPCOLL_VERBOSE summary (calls summed over ranks) and exact results.
 """
-import os
-import re
-import subprocess
 import sys
+
+from verbose_run import run_verbose, summary_calls
 
 
 def main():
-    mpiexec, np_, program, library = sys.argv[1:5]
-    flags = sys.argv[5:]
-    np_ = int(np_)
-    # Fixed network parameters: the test is about seeing the late rank, not about what a loaded
-    # machine's calibration says a message costs (docs/calibration.md).
-    env = dict(os.environ, PAPCOLL_VERBOSE="1", PAPCOLL_NETWORK="5e-6,1e-9")
-    cmd = [mpiexec, *flags, "-np", str(np_), "-x", "LD_PRELOAD=" + library, "-x",
-           "PAPCOLL_VERBOSE", "-x", "PAPCOLL_NETWORK", program]
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=240)
-    sys.stderr.write(out.stderr)
-    if out.returncode != 0:
-        sys.exit(f"run_history_sampling: {' '.join(cmd)} exited {out.returncode}")
-    calls = {}
-    for m in re.finditer(r"^\s+MPI_Allreduce\s+(\S+)\s+(\d+)\s", out.stderr, re.M):
-        calls[m.group(1)] = calls.get(m.group(1), 0) + int(m.group(2))
+    np_, out = run_verbose("run_history_sampling", sys.argv[1:])
+    calls = summary_calls(out.stderr, ("Allreduce",))
     total = sum(calls.values())
     if total != 80 * np_:
         sys.exit(f"run_history_sampling: the summary counts {total} MPI_Allreduce calls, "
