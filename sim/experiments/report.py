@@ -5,6 +5,7 @@ one. The cost-model predictions in the all-reduce discussion come from build-smp
 papcoll-sched (an ordinary program) when it exists.
 
   /usr/bin/python3 sim/experiments/report.py [--results DIR] [--out docs/results.md]
+  /usr/bin/python3 sim/experiments/report.py --section NAME   (one experiment's section, to stdout)
 """
 import argparse
 import json
@@ -15,7 +16,7 @@ import sys
 from common import ROOT, rows_of, slowest_rank_ms
 from plots import PLOTTERS, size_label
 
-EXPERIMENTS = ("allreduce", "reduce", "bcast", "arrival", "scatter_gather")
+EXPERIMENTS = ("allreduce", "reduce", "bcast", "arrival", "scatter_gather", "late_fold")
 
 
 def load(results_dir):
@@ -783,12 +784,86 @@ not precise to better than a few percent.
 """
 
 
+def late_fold_section(doc, png):
+    """Issue #18's figures: P (mean over ranks of finish - last arrival) against delta, one
+    whole-buffer message, per delay and mode, and the goals checked."""
+    delta = doc["paper"].get("delta_ms")
+    out = ["## late-fold: one message after the last arrival (issue #18)", "", source_line(doc), "",
+           "Goals (" + doc["paper"].get("source", "") + f"). delta = {fmt(delta, 2)} ms. "
+           "P = mean over ranks of (finish - last arrival), in ms with P / delta in brackets; "
+           "mean elapsed in ms.", ""]
+    for note in doc.get("notes", []):
+        out += [f"Note: {note}", ""]
+
+    def cell(r):
+        if r is None:
+            return "-"
+        pa, po = r.get("post_arrival_ms"), r.get("post_arrival_over_delta")
+        return f"{fmt(r['mean_elapsed_ms'], 2)} / {fmt(pa, 2)} ({fmt(po, 2)})"
+
+    def find(rows, **m):
+        return next((r for r in rows if all(r.get(k) == v for k, v in m.items())), None)
+
+    rows = rows_of(doc, "one-late")
+    if rows:
+        delays = sorted({r["max_delay_ms"] for r in rows if r["variant"] != "native"})
+        trows = []
+        for d in delays:
+            lf, prr, ring = (find(rows, variant=v, max_delay_ms=d)
+                             for v in ("late-fold", "prr", "ring"))
+            vs = (f"{prr['mean_elapsed_ms'] / lf['mean_elapsed_ms']:.3f}" if lf and prr else "-")
+            vr = (f"{ring['mean_elapsed_ms'] / lf['mean_elapsed_ms']:.3f}" if lf and ring else "-")
+            trows.append([f"{d:g}", cell(lf), cell(prr), cell(ring), vs, vr])
+        out += ["### All-reduce, one rank late, 1M floats, 48 ranks (gige-48), computation charged",
+                "", "Mean elapsed / P (P / delta); the last two columns are PRR's and the ring's "
+                "mean elapsed over late-fold's.", "",
+                table(["delay (ms)", "late-fold", "prr", "ring", "prr / late-fold",
+                       "ring / late-fold"], trows), ""]
+        nat = [r for r in rows if r["variant"] == "native"]
+        if nat:
+            out += ["`MPI_Allreduce` (SMPI's ompi selector) at " + ", ".join(
+                f"{r['max_delay_ms']:g} ms: {cell(r)}" for r in nat) + ".", ""]
+    rows = rows_of(doc, "k-late")
+    if rows:
+        modes = list(dict.fromkeys(r["mode"] for r in rows))
+        trows = [[m] + [cell(find(rows, mode=m, algorithm=a)) for a in ("late-fold", "prr", "ring")]
+                 for m in modes]
+        out += ["### Several late ranks, delay 100 ms", "",
+                table(["mode", "late-fold", "prr", "ring"], trows), ""]
+    rows = rows_of(doc, "netonly")
+    if rows:
+        delays = sorted({r["max_delay_ms"] for r in rows})
+        trows = [[f"{d:g}"] + [cell(find(rows, algorithm=a, max_delay_ms=d))
+                               for a in ("late-fold", "prr", "ring")] for d in delays]
+        out += ["### Network only (`--cfg=smpi/simulate-computation:no`), one rank late", "",
+                table(["delay (ms)", "late-fold", "prr", "ring"], trows), ""]
+    rows = rows_of(doc, "reduce")
+    if rows:
+        vs = [v for v in ("late-fold", "clairvoyant", "binomial", "native", "native-apa")
+              if any(r["variant"] == v for r in rows)]
+        delays = sorted({r["max_delay_ms"] for r in rows})
+        trows = [[f"{d:g}"] + [cell(find(rows, variant=v, max_delay_ms=d)) for v in vs]
+                 for d in delays]
+        out += ["### Reduce to rank 0, one rank late, 1M floats, 48 ranks", "",
+                "native-apa: `MPI_Reduce` with `--cfg=smpi/reduce:arrival_pattern_aware`.", "",
+                table(["delay (ms)"] + vs, trows), ""]
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", default=os.path.join(ROOT, "sim", "results"))
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "results.md"))
+    ap.add_argument("--section", choices=EXPERIMENTS,
+                    help="print this experiment's section to standard output instead")
     args = ap.parse_args()
     docs = load(args.results)
+    if args.section:
+        if args.section not in docs:
+            print(f"report: no results for {args.section}", file=sys.stderr)
+            return 1
+        print("\n".join(SECTIONS[args.section](docs[args.section], "results")))
+        return 0
     pngdir = os.path.join(os.path.dirname(args.out), "results")
     os.makedirs(pngdir, exist_ok=True)
     rel = os.path.relpath(pngdir, os.path.dirname(args.out))
@@ -796,8 +871,7 @@ def main():
     missing = [n for n in EXPERIMENTS if n not in docs]
     if missing:
         lines += ["Not run yet: " + ", ".join(missing) + ".", ""]
-    sections = {"allreduce": allreduce_section, "reduce": reduce_section, "bcast": bcast_section,
-                "arrival": arrival_section, "scatter_gather": sg_section}
+    sections = SECTIONS
     for name in EXPERIMENTS:
         if name in docs:
             try:
@@ -816,6 +890,10 @@ def main():
     print(f"report: wrote {os.path.relpath(args.out, ROOT)} and {os.path.relpath(pngdir, ROOT)}/")
     return 0
 
+
+SECTIONS = {"allreduce": allreduce_section, "reduce": reduce_section, "bcast": bcast_section,
+            "arrival": arrival_section, "scatter_gather": sg_section,
+            "late_fold": late_fold_section}
 
 if __name__ == "__main__":
     sys.exit(main())
