@@ -445,7 +445,7 @@ def reduce_section(doc, png):
         for d in reversed(delays):
             m = {r["variant"]: r["mean_elapsed_ms"] for r in rows if r["max_delay_ms"] == d
                  and r["mean_elapsed_ms"] is not None}
-            if m and min(m, key=m.get) == "clairvoyant+tau":
+            if m and min(m, key=m.get) in ("clairvoyant", "clairvoyant+tau"):
                 from_d = d
             else:
                 break
@@ -467,27 +467,28 @@ REDUCE11_TEXT = """
 In Fig. 11's setting (128K floats, delays up to 50 ms) the same holds: with the platform's d
 Clairvoyant stays at {clvtau} from 4 to {p} ranks, nearly flat, while binomial ({binom}),
 native ({nat}) and the ring ({ring}) are slower at every size: the paper's "better for a larger
-group, sublinear growth". With papcoll's default d it grows linearly, to {clv} ms at {p} ranks."""
+group, sublinear growth". With papcoll's default d, paced, it takes {clv} ms at {p} ranks
+(before pacing it grew linearly, to 72 ms)."""
 
 REDUCE_TEXT = """\
-**Discussion.** Clairvoyant has PRR's problem in a stronger form. Its schedule is a sequence of
-rounds of length d, the time to send and reduce one segment, and papcoll computes d from its
-Hockney parameters, which papcoll-bench leaves at papcoll's defaults: d = 0.06 ms for a 43 KB
-segment that takes 0.37 ms on 1 Gbps Ethernet. The schedule then expects ranks to be able to do
-six times more work before the later ones arrive than they can, and makes early ranks wait on
-partners that are still busy: with random delays above zero the `clairvoyant` row ({clv}) is
-the slowest of all. papcoll's cost model, given the same wrong d, predicts the same (145 to 172 ms
-mean at 50 ms for two random patterns), and with the right d 22 to 24 ms. Given the platform's
-parameters (`clairvoyant+tau`) Clairvoyant stays at {clvtau} for every non-zero maximum delay
-(against {ring} for the ring, {binom} for binomial and {nat} for native) and is the fastest
-from {from_d} on (below that the ring is a few ms faster), which is the paper's finding,
-and with a larger margin than the paper's "slightly outperforming ring and native": the figure of
-merit differs. papcoll-bench's mean elapsed time lets a rank stop the clock when it has passed
-its contribution on, which Clairvoyant lets the early ranks do quickly; the paper's run time
-(first arrival to last completion) is dominated by the last arrival and the root, where every
-algorithm must wait. The ring and radix-k are the fastest without delays here (the paper does
-not show that point), and `native` (SMPI's port of Open MPI's decision: a pipelined or binomial
-tree) behaves like binomial, as in the paper's description of Open MPI's default."""
+**Discussion.** Clairvoyant's schedule is a sequence of rounds of length d, the time to send and
+reduce one segment, and papcoll computes d from its Hockney parameters: papcoll's defaults in
+the `clairvoyant` row (d = 0.06 ms for a 43 KB segment that takes 0.37 ms on 1 Gbps Ethernet),
+the platform's in `clairvoyant+tau`. The executor paces Clairvoyant's steps (docs/algorithms.md,
+"Paced sends": a process posts a round's large sends once its earlier ones have been taken), so
+the schedule runs at the network's pace whatever d says: with random delays above zero the two
+rows take {clv} and {clvtau} (against {ring} for the ring, {binom} for binomial and {nat} for
+native), and Clairvoyant is the fastest from {from_d} on (without delays the ring is about as
+fast), which is the paper's finding, and with a larger margin than the paper's "slightly
+outperforming ring and native": the figure of merit differs. papcoll-bench's mean elapsed time
+lets a rank stop the clock when it has passed its contribution on, which Clairvoyant lets the
+early ranks do quickly; the paper's run time (first arrival to last completion) is dominated by
+the last arrival and the root, where every algorithm must wait. Before pacing (the run of
+2026-11-23) the wrong d made early ranks wait on partners still busy with earlier rounds: the
+`clairvoyant` row took 55 to 238 ms, the slowest of all, as papcoll's cost model predicts with
+the same d (145 to 172 ms mean at 50 ms for two random patterns), and `clairvoyant+tau` 32 to
+39 ms. `native` (SMPI's port of Open MPI's decision: a pipelined or binomial tree) behaves like
+binomial, as in the paper's description of Open MPI's default."""
 
 
 # ---------------------------------------------------------------------------------------- bcast

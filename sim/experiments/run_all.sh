@@ -14,7 +14,7 @@ status=0
 start=$SECONDS
 bash scripts/setup.sh
 bash scripts/build.sh build-smpi -DPAPCOLL_SMPI=ON -DCMAKE_BUILD_TYPE=Release
-for exp in allreduce reduce bcast arrival scatter_gather; do
+for exp in allreduce reduce bcast arrival scatter_gather late_fold; do
   t=$SECONDS
   echo "== $exp $*"
   nice -n 10 "$py" sim/experiments/$exp.py "$@" || status=1

@@ -13,6 +13,12 @@
 // Sends stay pending past their step, as the paper's non-blocking sends do, because the receiver
 // may be late. A pending send reads the work buffer, so before a receive overwrites or reduces a
 // block, exactly the pending sends that read that block are waited for.
+//
+// Paced steps (rounds below RankSchedule::paced_until, where the generator predicts every
+// receiver present; docs/algorithms.md, "Paced sends"): their large sends are synchronous, and a
+// paced step posts its large sends only once the rank's earlier paced sends are complete, so a
+// rank that fell behind does not put several rounds' messages on its link at once. That wait is
+// on messages of earlier rounds, so the induction above still holds.
 #include "executor/executor.hpp"
 
 #include <algorithm>
@@ -40,6 +46,11 @@ namespace {
 
 constexpr int kTagBound = 32767;  // MPI guarantees MPI_TAG_UB >= 32767
 constexpr int64_t kScratchAlign = 64;
+// Paced steps' sends from this size on are synchronous (docs/algorithms.md, "Paced sends"): a
+// message's time is mostly bandwidth there on every network papcoll meets (alpha / beta is about
+// 3 KB on 1 Gbit/s Ethernet, 20 KB on InfiniBand), and below most MPIs' eager limits an ordinary
+// send completes at once, so only a synchronous one tells when the receiver took it.
+constexpr int64_t kPacedBytes = 16 * 1024;
 
 int tag_of(int round) { return ((round % kTagBound) + kTagBound) % kTagBound; }
 
@@ -93,7 +104,8 @@ class Run {
 
   MpiStatus run(const RankSchedule& rs) {
     for (size_t i = 0; i < rs.steps.size(); ++i) {
-      const MpiStatus s = step(rs.ops_of(rs.steps[i]), rs.steps[i].round, static_cast<int>(i));
+      const MpiStatus s = step(rs.ops_of(rs.steps[i]), rs.steps[i].round, static_cast<int>(i),
+                               rs.steps[i].round < rs.paced_until);
       if (!s.ok()) return s;
     }
     if (sends_.empty()) return {};
@@ -103,7 +115,7 @@ class Run {
  private:
   const DatatypeLayout& layout() const { return buf_.layout; }
 
-  MpiStatus step(std::span<const Op> ops, int64_t round, int index) {
+  MpiStatus step(std::span<const Op> ops, int64_t round, int index, bool paced) {
     const int tag = tag_of(round);
     for (const Op& op : ops)
       if (op.kind == OpKind::send) op.blocks.for_each([&](int b) { sent_in_step_[b] = index; });
@@ -141,18 +153,27 @@ class Run {
       } else {
         const MpiStatus w = wait_readers(p.op->blocks);
         if (!w.ok()) return w;
-        PAPCOLL_MPI_TRY(post(false, p.ranges, p.op->peer, tag, &recv_reqs_[i]), "MPI_Irecv");
+        PAPCOLL_MPI_TRY(post(Post::recv, p.ranges, p.op->peer, tag, &recv_reqs_[i]), "MPI_Irecv");
       }
     }
 
+    bool waited = false;
     for (const Op& op : ops) {
       if (op.kind != OpKind::send) continue;
       ranges_of(op.blocks, buf_, blocks_, send_ranges_);
       if (send_ranges_.empty()) continue;
+      const bool sync = paced && total_of(send_ranges_) * layout().size >= kPacedBytes;
+      if (sync && !waited) {
+        waited = true;
+        for (; paced_done_ < paced_.size(); ++paced_done_)
+          if (MpiStatus w = wait_all(1, &sends_[paced_[paced_done_]]); !w.ok()) return w;
+      }
       MPI_Request req = MPI_REQUEST_NULL;
-      PAPCOLL_MPI_TRY(post(true, send_ranges_, op.peer, tag, &req), "MPI_Isend");
+      PAPCOLL_MPI_TRY(post(sync ? Post::sync_send : Post::send, send_ranges_, op.peer, tag, &req),
+                      sync ? "MPI_Issend" : "MPI_Isend");
       const int id = static_cast<int>(sends_.size());
       sends_.push_back(req);
+      if (sync) paced_.push_back(id);
       op.blocks.for_each([&](int b) {
         readers_.push_back({id, readers_head_[b]});
         readers_head_[b] = static_cast<int>(readers_.size()) - 1;
@@ -187,10 +208,15 @@ class Run {
 
   // Posts one message over `ranges` of the work buffer: directly for one range, through an
   // hindexed datatype for several (no packing copy; the type may be freed while in flight).
-  int post(bool is_send, const std::vector<Range>& ranges, int peer, int tag, MPI_Request* req) {
+  enum class Post { recv, send, sync_send };
+  int post(Post kind, const std::vector<Range>& ranges, int peer, int tag, MPI_Request* req) {
     auto start = [&](void* base, int n, MPI_Datatype t) {
-      return is_send ? MPI_Isend(base, n, t, peer, tag, comm_, req)
-                     : MPI_Irecv(base, n, t, peer, tag, comm_, req);
+      switch (kind) {
+        case Post::send: return MPI_Isend(base, n, t, peer, tag, comm_, req);
+        case Post::sync_send: return MPI_Issend(base, n, t, peer, tag, comm_, req);
+        case Post::recv: break;
+      }
+      return MPI_Irecv(base, n, t, peer, tag, comm_, req);
     };
     if (ranges.size() == 1)
       return start(layout().at(buf_.work, ranges[0].offset), static_cast<int>(ranges[0].count),
@@ -232,6 +258,8 @@ class Run {
   const MPI_Comm comm_;
   ScratchBuffer& scratch_;
   std::vector<MPI_Request> sends_;      // every send of the run; completed ones are null
+  std::vector<int> paced_;              // the synchronous sends (indices into sends_), in order
+  size_t paced_done_ = 0;               // paced_[..paced_done_) are complete
   std::vector<ReaderNode> readers_;     // per block, a list of the sends that read it
   std::vector<int> readers_head_;       // newest reader node per block, -1: none pending
   std::vector<int> sent_in_step_;       // index of the last step that sent the block

@@ -54,6 +54,19 @@ int observed_native(Operation op, MPI_Comm comm, long long agreed_bytes, int roo
   // key's first PAPCOLL_REPORT_SAMPLES, then a share that halves each time the log fills) are
   // timed here too: two clock reads and ReportRecord::log_repeat.
   if (observe::CommObserver* obs = observe::find_observer(comm, cache); obs != nullptr) {
+    // The observer's first cache line alone (comm_observer.hpp): the mirror of the report's
+    // latest template takes the call, or, with the report off, the last call's key.
+    if (obs->quick.takes(key, obs->seq + 1)) [[likely]] {
+      const std::uint64_t seq = ++obs->seq;
+      ++obs->quick.count;
+      observe::BoardSlot* const slot = obs->slot;
+      if (slot != nullptr) observe::Board::enter(slot, seq, NAN, collective);
+      const int rc = run_native();
+      if (slot != nullptr) observe::Board::leave(slot, seq);
+      if (obs->warned_seq.load(std::memory_order_relaxed) == seq) [[unlikely]]
+        observe::call_completed(*obs, seq);
+      return rc;
+    }
     using Repeat = observe::ReportRecord::Repeat;
     constexpr observe::AutoReason named = observe::AutoReason::named;
     observe::ReportRecord* const report = obs->report;
@@ -73,7 +86,12 @@ int observed_native(Operation op, MPI_Comm comm, long long agreed_bytes, int roo
       if (board) obs->board.leave(seq);
       if (obs->warned_seq.load(std::memory_order_relaxed) == seq) [[unlikely]]
         observe::call_completed(*obs, seq);
-      if (latest && report != nullptr) report->count_repeat();
+      if (latest) {
+        if (report != nullptr)
+          report->count_and_arm(key);
+        else
+          obs->quick.arm(key, ~std::uint64_t{0});
+      }
       return rc;
     }
     if (repeat == Repeat::timed) {

@@ -97,11 +97,18 @@ class Board {
   bool shared() const { return shared_; }
   int size() const { return size_; }
 
+  // This rank's slot while the board is open, else null (CommObserver::slot).
+  BoardSlot* own_slot() const { return own_; }
+
   // ---- the owner's stores (the call path) ----
+  [[gnu::always_inline]] static void enter(BoardSlot* own, std::uint64_t seq, double entry,
+                                           int collective) {
+    std::atomic_ref<double>(own->entry).store(entry, std::memory_order_relaxed);
+    own->collective = collective;
+    store_word(own, pack_word(seq, CallState::entered));
+  }
   [[gnu::always_inline]] void enter(std::uint64_t seq, double entry, int collective) {
-    std::atomic_ref<double>(own_->entry).store(entry, std::memory_order_relaxed);
-    own_->collective = collective;
-    store_word(pack_word(seq, CallState::entered));
+    enter(own_, seq, entry, collective);
   }
   // Publishes the descriptor of call `seq` (d.seq and d.last are ignored), then the state ready.
   // The same fields as the previous call's descriptor: its run is extended to `seq`.
@@ -126,9 +133,10 @@ class Board {
     std::atomic_ref<double>(own_->entry).store(entry, std::memory_order_relaxed);
   }
   void refuse(std::uint64_t seq, int code, const char* message);
-  [[gnu::always_inline]] void leave(std::uint64_t seq) {
-    store_word(pack_word(seq, CallState::idle));
+  [[gnu::always_inline]] static void leave(BoardSlot* own, std::uint64_t seq) {
+    store_word(own, pack_word(seq, CallState::idle));
   }
+  [[gnu::always_inline]] void leave(std::uint64_t seq) { leave(own_, seq); }
   std::uint64_t own_word() const {
     return std::atomic_ref<std::uint64_t>(own_->word).load(std::memory_order_acquire);
   }
@@ -148,9 +156,10 @@ class Board {
   static bool descriptor(const BoardSlot& s, std::uint64_t seq, JoinDescriptor* out);
 
  private:
-  [[gnu::always_inline]] void store_word(std::uint64_t w) {
-    std::atomic_ref<std::uint64_t>(own_->word).store(w, std::memory_order_release);
+  [[gnu::always_inline]] static void store_word(BoardSlot* own, std::uint64_t w) {
+    std::atomic_ref<std::uint64_t>(own->word).store(w, std::memory_order_release);
   }
+  [[gnu::always_inline]] void store_word(std::uint64_t w) { store_word(own_, w); }
   bool copy_once(int rank, BoardSlot* out) const;
   // A descriptor's fields after its run (seq, last), compared and copied as bytes: the struct
   // has no padding (static_assert below).

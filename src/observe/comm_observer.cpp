@@ -43,6 +43,7 @@ CommData snapshot(CommObserver& o, bool freed) {
 void close_observer(CommObserver* o) {
   if (o->closed) return;
   o->closed = true;
+  o->slot = nullptr;
   o->board.close();
   if (o->comm != MPI_COMM_NULL) PMPI_Comm_free(&o->comm);
 }
@@ -168,8 +169,9 @@ CommObserver* make_observer(MPI_Comm comm) {
     const bool shared = agreed[0] == 0 && cfg.board_shared;
     if (MpiStatus s = o->board.open(o->comm, shared); !s.ok())
       warn_once("no call board", describe(s));
+    o->slot = o->board.own_slot();
   }
-  if (cfg.report) o->report = &o->record.emplace(cfg.report_samples);
+  if (cfg.report) o->report = &o->record.emplace(cfg.report_samples, &o->quick);
   if (PMPI_Comm_set_attr(comm, key, o.get()) != MPI_SUCCESS) {
     close_observer(o.get());
     return nullptr;

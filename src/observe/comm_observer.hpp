@@ -11,6 +11,7 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -39,9 +40,9 @@ struct JoinInputs {
   bool operator==(const JoinInputs&) const = default;
 };
 
-struct CommObserver {
-  // What every observed call reads and writes, first: one or two cache lines.
-  MPI_Comm comm = MPI_COMM_NULL;  // private duplicate, MPI_ERRORS_RETURN
+struct alignas(64) CommObserver {
+  // What every observed call reads and writes, first: one cache line (a tight loop's call to
+  // the MPI library evicts it between two calls; issue #20 item 4, docs/report-format.md "Cost").
   std::uint64_t seq = 0;          // calls numbered so far: call n is the n-th on every rank
   // The watchdog's own (its thread, under the registry's mutex), except warned_seq, also read
   // with one relaxed load at the end of every call: the call the watchdog spoke about says when
@@ -50,6 +51,13 @@ struct CommObserver {
   // &*record when the report is on, else null: the interposition library's steady state tests
   // this word of the first cache line, not the optional's flag behind the record.
   ReportRecord* report = nullptr;
+  // board.own_slot() while the board is open, else null: the board's stores need no other line.
+  BoardSlot* slot = nullptr;
+  // The interposition library's steady state: the latest report template's mirror when the
+  // report is on (report_record.hpp), else the key of the last call (the count is not read).
+  QuickRepeat quick;
+  // The rest.
+  MPI_Comm comm = MPI_COMM_NULL;  // private duplicate, MPI_ERRORS_RETURN
   Board board;
   // In the observer, not behind a pointer: the call path reaches its counters at a fixed offset.
   std::optional<ReportRecord> record;
@@ -70,6 +78,8 @@ struct CommObserver {
   double seen_since = 0;
   bool closed = false;
 };
+
+static_assert(offsetof(CommObserver, comm) == 64, "the call path's fields fill the first line");
 
 struct alignas(64) ThreadCache {
   MPI_Comm comm{};  // not MPI_COMM_NULL, which is no constant in every MPI; generation decides

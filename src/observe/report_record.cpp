@@ -71,6 +71,7 @@ double ReportRecord::timed_weight(const CallKey& key, std::uint64_t call) {
 }
 
 void ReportRecord::fold_repeats() {
+  settle();
   auto fold = [this](Template& t) {
     if (t.repeats == 0) return;
     KeyRecord& k = keys_[t.index];
@@ -94,6 +95,7 @@ ReportRecord::Template* ReportRecord::find_template(const CallKey& key, const ch
 
 ReportRecord::Repeat ReportRecord::other_repeat(const CallKey& key, const char* algorithm,
                                                 AutoReason reason, std::uint64_t call) {
+  settle();
   Template* t = find_template(key, algorithm, reason);
   if (t == nullptr) return Repeat::none;
   if (call == t->next_kept) return Repeat::timed;
@@ -180,6 +182,7 @@ std::uint64_t ReportRecord::log_kept(KeyRecord& k, const Sample& s) {
 
 void ReportRecord::log_repeat(const CallKey& key, const char* algorithm, AutoReason reason,
                               std::uint64_t call, double entry, double seconds) {
+  settle();
   Template* t = find_template(key, algorithm, reason);
   if (t == nullptr) [[unlikely]] {  // not after timed_repeat() or other_repeat()
     CallRecord c;

@@ -119,6 +119,36 @@ inline std::uint64_t next_kept_after(std::uint64_t call, int level) {
   return x > call ? x : kept_in_block((call >> level) + 1, level);
 }
 
+// The interposition library's steady state (issue #20 item 4), kept by the communicator's
+// observer in the cache line its call path reads anyway (comm_observer.hpp): while armed, the
+// calls of `key` numbered below `until` that the MPI library runs (algorithm "native", reason
+// named) are counted in `count` alone, with no access to the record. The record arms it from its
+// latest template (ReportRecord::count_and_arm) and folds the count back into that template
+// before anything else reads or changes the record (ReportRecord::settle), so the counts are
+// those of counting each call in the template.
+struct QuickRepeat {
+  long long bytes = 0;
+  std::int32_t collective = -1;
+  std::int32_t root = -1;
+  std::uint64_t until = 0;  // 0: not armed
+  std::uint64_t count = 0;
+  [[gnu::always_inline]] bool takes(const CallKey& key, std::uint64_t call) const {
+    const std::uint64_t differ =
+        static_cast<std::uint64_t>(key.bytes ^ bytes) |
+        static_cast<std::uint32_t>(key.collective ^ collective) |
+        static_cast<std::uint32_t>(key.root ^ root);
+    return (call < until) & (differ == 0);
+  }
+  void arm(const CallKey& key, std::uint64_t until_call) {
+    bytes = key.bytes;
+    collective = key.collective;
+    root = key.root;
+    until = until_call;
+    count = 0;
+  }
+};
+static_assert(sizeof(QuickRepeat) == 32, "half a cache line (comm_observer.hpp)");
+
 // Time in the collective costs two clock reads (about 35 ns each, 5 % of an 8-byte all-reduce
 // each at 2 ranks on one node; the interposition library's calls to the MPI library read no clock
 // otherwise). They are read on the calls the key's log keeps when the call is made (kept(call,
@@ -130,7 +160,11 @@ inline std::uint64_t next_kept_after(std::uint64_t call, int level) {
 class alignas(64) ReportRecord {
  public:
   static constexpr int kMaxKeys = 64;
-  explicit ReportRecord(int capacity) : capacity_(capacity < 16 ? 16 : capacity) {}
+  // `quick`: the observer's mirror of the latest template (QuickRepeat), or null (never armed).
+  explicit ReportRecord(int capacity, QuickRepeat* quick = nullptr)
+      : quick_(quick), capacity_(capacity < 16 ? 16 : capacity) {}
+  ReportRecord(const ReportRecord&) = delete;
+  ReportRecord& operator=(const ReportRecord&) = delete;
 
   void add(const CallRecord& c);
 
@@ -185,6 +219,13 @@ class alignas(64) ReportRecord {
   void log_repeat(const CallKey& key, const char* algorithm, AutoReason reason,
                   std::uint64_t call, double entry, double seconds);
   [[gnu::always_inline]] void count_repeat() { ++latest_.repeats; }
+  // After quiet_repeat() said yes for a call of the MPI library ("native", named): counts it and
+  // arms the observer's mirror, which then counts the template's next calls (QuickRepeat).
+  void count_and_arm(const CallKey& key) {
+    settle();
+    ++latest_.repeats;
+    if (quick_ != nullptr) quick_->arm(key, latest_.next_kept);
+  }
   // The steady state of a tight loop: a call with nothing measured (no entry time read, no gain,
   // no prediction; needs_entry() was false) whose key, algorithm and reason equal a template's.
   // It is only counted (O(1), no lookup); the counts join the key's record at the next add() or
@@ -202,7 +243,7 @@ class alignas(64) ReportRecord {
     return keys_;
   }
   std::uint64_t calls() const {
-    std::uint64_t n = calls_ + latest_.repeats;
+    std::uint64_t n = calls_ + latest_.repeats + (quick_ != nullptr ? quick_->count : 0);
     for (const Template& t : older_) n += t.repeats;
     return n;
   }
@@ -218,6 +259,14 @@ class alignas(64) ReportRecord {
   std::uint64_t log_kept(KeyRecord& k, const Sample& s);
   static void count_algorithm(KeyRecord& k, const char* name, std::uint64_t n_calls);
   void fold_repeats();
+  // Every path but the mirror's first: its count joins the latest template (which it mirrors)
+  // and it is disarmed, since the caller may change the template.
+  void settle() {
+    if (quick_ != nullptr && quick_->until != 0) {
+      latest_.repeats += quick_->count;
+      *quick_ = QuickRepeat{};
+    }
+  }
 
   // A call add() counted, whose later repeats are only counted (add_repeat, quiet_repeat): its
   // key, algorithm and reason, the first call after it that its key's log keeps (quiet_repeat is
@@ -240,6 +289,7 @@ class alignas(64) ReportRecord {
   // first; add() drops the oldest.
   static constexpr int kOlderTemplates = 3;
   Template latest_;
+  QuickRepeat* quick_;
   std::uint64_t calls_ = 0;  // without the repeats not yet folded
   Template older_[kOlderTemplates];
   int capacity_;

@@ -179,6 +179,9 @@ void late_fold_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   const EarlyReduce early = early_reduce(in, runs1, l.rank_at, plan.quantised);
   const ResultStream stream = result_stream(c, n);
   const Rounds rd = rounds_of(early, c, stream, late);
+  // Phase 1 runs among the ranks predicted early (Clairvoyant's schedule over them): its sends
+  // are paced (RankSchedule::paced_until).
+  out.set_paced_until(rd.t1);
   const int relay = l.rank_at[0];
   const int stream_to = late == 1 ? l.root : l.chain.front();
   std::vector<int> recipients;  // of a server's whole result

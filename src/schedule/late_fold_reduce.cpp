@@ -106,6 +106,7 @@ void late_fold_reduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   const Layout l = layout(plan.prr.order, root, late);
   const EarlyReduce early = early_reduce(in, runs, l.group, plan.quantised);
   const int64_t r2 = second_phase(early, late);
+  out.set_paced_until(early.rounds);  // the early ranks' reduce (as in late_fold_allreduce.cpp)
   const int sink = l.group[0];
   const int chain = static_cast<int>(l.chain.size());
   // The chain's hop h carries block b in round r2 + b - chain + h, its last hop into the sink

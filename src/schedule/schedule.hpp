@@ -95,6 +95,10 @@ struct RankSchedule {
   int rank = 0;
   std::vector<Step> steps;  // strictly increasing rounds
   std::vector<Op> ops;      // every step's ops, step after step
+  // Steps of rounds below this one are paced (docs/algorithms.md, "Paced sends"): the generator
+  // predicts every receiver of their sends present when it sends, so the executor may hold a
+  // step's large sends until the earlier ones have been taken. 0: none.
+  int64_t paced_until = 0;
 
   std::span<const Op> ops_of(const Step& s) const {
     return {ops.data() + s.first_op, static_cast<size_t>(s.op_count)};

@@ -26,7 +26,9 @@ void write_schedule_json(std::ostream& out, const Schedule& s) {
   out << ",\"blocks\":" << s.blocks << ",\"ranks\":[";
   for (size_t r = 0; r < s.ranks.size(); ++r) {
     const RankSchedule& rs = s.ranks[r];
-    out << (r ? ",\n" : "\n") << "{\"rank\":" << rs.rank << ",\"steps\":[";
+    out << (r ? ",\n" : "\n") << "{\"rank\":" << rs.rank;
+    if (rs.paced_until > 0) out << ",\"paced_until\":" << rs.paced_until;
+    out << ",\"steps\":[";
     for (size_t i = 0; i < rs.steps.size(); ++i) {
       const Step& st = rs.steps[i];
       out << (i ? "," : "") << "{\"round\":" << st.round << ",\"ops\":[";
@@ -52,7 +54,9 @@ void write_schedule_text(std::ostream& out, const Schedule& s) {
   if (s.root >= 0) out << " root=" << s.root;
   out << '\n';
   for (const RankSchedule& rs : s.ranks) {
-    out << "rank " << rs.rank << '\n';
+    out << "rank " << rs.rank;
+    if (rs.paced_until > 0) out << " (paced below round " << rs.paced_until << ')';
+    out << '\n';
     for (const Step& st : rs.steps) {
       out << "  round " << st.round << ':';
       for (const Op& op : rs.ops_of(st)) {

@@ -61,6 +61,7 @@ std::vector<RankSchedule> ScheduleSink::take() && {
       for (size_t k : order) rs.add(r.rounds[k], std::move(r.rs.ops[k]));
     }
     rs.rank = first_ + static_cast<int>(i);
+    rs.paced_until = paced_until_;
   }
   ranks_.clear();
   return out;

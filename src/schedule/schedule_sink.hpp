@@ -44,6 +44,8 @@ class ScheduleSink {
 
   // A hint: about `ops` ops will come for `rank` (saves regrowing its arrays).
   void reserve(int rank, size_t ops);
+  // Every rank's steps of rounds below `round` are paced (RankSchedule::paced_until).
+  void set_paced_until(int64_t round) { paced_until_ = round; }
 
   // The wanted ranks' schedules in rank order, steps in ascending rounds.
   std::vector<RankSchedule> take() &&;
@@ -70,6 +72,7 @@ class ScheduleSink {
   void add_unordered(RankOps& r, int64_t round, Op op);
 
   int p_, first_, last_;
+  int64_t paced_until_ = 0;
   std::vector<RankOps> ranks_;
 };
 

@@ -36,6 +36,13 @@ for r in s["ranks"]:
             check(op["kind"] in ("send", "recv"), "op kind")
             check(("combine" in op) == (op["kind"] == "recv"), "combine only on receives")
 
+check(all("paced_until" not in r for r in s["ranks"]), "PRR paces nothing")
+# late-fold paces its first phase (docs/schedule-format.md, paced_until), the same on every rank.
+lf = json.loads(run("show", "late-fold", "--p", "8", "--arrivals", "0,0.05,0,0,0,0,0,0",
+                    "--format", "json").stdout)
+paced = {r.get("paced_until") for r in lf["ranks"]}
+check(len(paced) == 1 and isinstance(min(paced), int) and min(paced) > 0, f"late-fold paced {paced}")
+
 # The example: PRR, p=4, rank 0 two tau late, every message one tau.
 c = json.loads(run("cost", "prr", "--p", "4", "--blocks", "4", "--arrivals", "2,0,0,0",
                    "--alpha", "1", "--beta", "0", "--bytes", "4", "--format", "json").stdout)

@@ -1,7 +1,9 @@
 // The executor on hand-written schedules that exercise what today's generators never produce:
 // a copy over a block the same step sends, a pending send to a late rank whose block is then
 // overwritten, non-contiguous block lists (also with a padded datatype), empty messages, several
-// messages per pair and step, and rounds whose tags wrap around. These schedules are not
+// messages per pair and step, rounds whose tags wrap around, and paced steps (a large send that
+// waits for the rank's earlier ones to be taken, also when their receiver is late, and small
+// sends that do not wait). These schedules are not
 // all-reduces; the executor does not care, so each test states the exact expected buffer.
 #include <mpi.h>
 #include <unistd.h>
@@ -64,7 +66,7 @@ class Harness {
   // Runs the schedule on ints (stride 1) or on MPI_INT resized to 8 bytes (stride 2, holes must
   // keep their sentinel), then checks every element on this rank.
   void run(const std::string& name, int64_t count, int blocks, const std::vector<Transfer>& xs,
-           const Want& want, bool padded = false, int late_rank = -1) {
+           const Want& want, bool padded = false, int late_rank = -1, int64_t paced_until = 0) {
     const int rank = chk_.rank();
     const int stride = padded ? 2 : 1;
     std::vector<int> buf(static_cast<size_t>(count * stride), -7);
@@ -73,7 +75,9 @@ class Harness {
     query_layout(padded ? padded_ : MPI_INT, &layout);
     ExecBuffer eb{buf.data(), count, layout, padded ? padded_sum_op_ : MPI_SUM};
     if (rank == late_rank) usleep(30000);
-    const MpiStatus st = execute_schedule(steps_of(rank, xs), blocks, eb, comm_, scratch_);
+    RankSchedule rs = steps_of(rank, xs);
+    rs.paced_until = paced_until;
+    const MpiStatus st = execute_schedule(rs, blocks, eb, comm_, scratch_);
     std::string problem = st.ok() ? "" : describe(st);
     for (int b = 0; b < blocks && problem.empty(); ++b) {
       std::vector<int> from = {rank};
@@ -156,8 +160,34 @@ int main(int argc, char** argv) {
         h.run("pending send, then reduce", kBig, 1,
               {{0, 0, 2, {0}, Combine::copy}, {1, 1, 0, {0}, Combine::reduce}},
               {{0, {{0, {0, 1}}}}, {2, {{0, {0}}}}}, false, 2);
+        // Paced steps (executor.cpp, RankSchedule::paced_until): rank 0's round-1 send waits
+        // until its round-0 send has been taken, here by rank 2, 30 ms late (a mispredicted
+        // arrival): rank 1 then gets its block late, but right.
+        h.run("paced send behind a late receiver", kBig, 2,
+              {{0, 0, 2, {0}, Combine::copy}, {1, 0, 1, {1}, Combine::copy}},
+              {{2, {{0, {0}}}}, {1, {{1, {0}}}}}, false, 2, 2);
+        // Large sends to different ranks in consecutive rounds, paced one round at a time, with
+        // reduces on both sides of the last round; the last round past paced_until.
+        h.run("paced rounds", kBig, 8,
+              {{0, 0, 1, {0}, Combine::copy},
+               {1, 0, 2, {1}, Combine::copy},
+               {1, 2, 1, {7}, Combine::reduce},
+               {2, 0, 1, {2}, Combine::reduce},
+               {2, 1, 0, {3}, Combine::reduce},
+               {3, 1, 2, {4}, Combine::reduce}},
+              {{1, {{0, {0}}, {2, {0, 1}}, {7, {1, 2}}}},
+               {2, {{1, {0}}, {4, {1, 2}}}},
+               {0, {{3, {0, 1}}}}},
+              false, -1, 3);
+        // The same shape with small messages (below the paced size: ordinary sends).
+        h.run("paced steps, small messages", 64, 8,
+              {{0, 0, 1, {0}, Combine::copy},
+               {1, 0, 2, {1}, Combine::copy},
+               {2, 0, 1, {2}, Combine::reduce},
+               {2, 1, 0, {3}, Combine::reduce}},
+              {{1, {{0, {0}}, {2, {0, 1}}}}, {2, {{1, {0}}}}, {0, {{3, {0, 1}}}}}, false, -1, 3);
       } else {
-        for (int k = 0; k < 3; ++k) chk.expect(true, "needs 3 ranks");
+        for (int k = 0; k < 6; ++k) chk.expect(true, "needs 3 ranks");
       }
     }
     status = chk.finish();

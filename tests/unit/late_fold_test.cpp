@@ -155,6 +155,66 @@ TEST(LateFold, AboutOneMessageAfterTheLastArrivalOnGigE48) {
   }
 }
 
+// The executor paces the steps of rounds below paced_until (docs/algorithms.md, "Paced sends"),
+// which holds a rank's large sends until its earlier ones have been taken: so no paced message
+// may go to a rank before that rank's predicted arrival. The all-reduce paces its first phase,
+// the early ranks' reduce, which the late rank is not part of; the reduce paces the early
+// ranks' reduce too, and where it folds the late rank in by Clairvoyant's schedule (no chain),
+// the late rank's transfers begin at its arrival (its first step sends); Clairvoyant's reduce
+// is paced throughout, likewise. The all-reduce paces nothing when the ranks arrive together,
+// and no other generator paces anything.
+TEST(LateFold, PacesOnlyWhereEveryReceiverIsPredictedPresent) {
+  const AlgorithmInfo& clairvoyant = *find_algorithm(Collective::reduce, "clairvoyant");
+  for (const AlgorithmInfo* pa : {&algo(Collective::allreduce), &algo(Collective::reduce),
+                                  &clairvoyant}) {
+    const AlgorithmInfo& a = *pa;
+    const Collective coll = a.collective;
+    for (int late_rank : {1, 30}) {
+      std::vector<double> arr(48, 0.0);
+      arr[late_rank] = 0.05;
+      const GeneratorInput in = gige_input(a, 48, arr, coll == Collective::reduce ? 0 : -1);
+      const Schedule s = generate_schedule(a, in);
+      const int64_t paced = s.ranks[0].paced_until;
+      EXPECT_GT(paced, 10) << collective_name(coll);
+      const RankSchedule& late = s.ranks[late_rank];
+      const int64_t late_first = late.steps.empty() ? INT64_MAX : late.steps.front().round;
+      if (coll == Collective::allreduce) EXPECT_GE(late_first, paced);
+      if (late_first < paced) {
+        const Op& first = late.ops_of(late.steps.front()).front();
+        EXPECT_EQ(first.kind, OpKind::send) << collective_name(coll);
+      }
+      int paced_ops = 0;
+      for (const RankSchedule& rs : s.ranks) {
+        EXPECT_EQ(rs.paced_until, paced);
+        for (const Step& st : rs.steps) {
+          if (st.round >= paced) continue;
+          for (const Op& op : rs.ops_of(st)) {
+            ++paced_ops;
+            if (op.kind == OpKind::send && op.peer == late_rank)
+              EXPECT_GE(st.round, late_first) << collective_name(coll) << " rank " << rs.rank;
+          }
+        }
+      }
+      EXPECT_GT(paced_ops, 47 * 10) << collective_name(coll);
+    }
+    const GeneratorInput together = gige_input(a, 48, std::vector<double>(48, 0.0),
+                                               coll == Collective::reduce ? 0 : -1);
+    for (const AlgorithmInfo* other : algorithms_for(coll)) {
+      if (other->collective != coll || other == &algo(coll) || other == &clairvoyant) continue;
+      GeneratorInput in = together;
+      in.blocks = std::max(1, default_block_count(*other, in));
+      if (!other->uses_arrivals) in.arrivals.clear();
+      for (const RankSchedule& rs : generate_schedule(*other, in).ranks)
+        EXPECT_EQ(rs.paced_until, 0) << other->name;
+    }
+    if (coll == Collective::allreduce) {
+      GeneratorInput in = together;
+      in.blocks = std::max(1, default_block_count(a, in));
+      for (const RankSchedule& rs : generate_schedule(a, in).ranks) EXPECT_EQ(rs.paced_until, 0);
+    }
+  }
+}
+
 TEST(LateFold, BalancedIsPrrThatIsTheRing) {
   // All arrive together: PRR's schedule (PRR's own test: the ring's transfers), and with 2p blocks
   // PRR's chunks as pairs of blocks, which the cost model times like the ring of p chunks.

@@ -162,18 +162,35 @@ TEST(ReportRecord, TimedRepeatsWeighLikeTimedWeight) {
 // call without one is counted but not logged, and the counts per key, algorithm and reason are
 // those of add() on every call. The same with the interposition library's steady state first
 // (quiet_repeat and count_repeat, else timed_repeat or other_repeat: counted, or timed and then
-// log_repeat with the entry and the time). Returns the calls whose entry was
-// read and the quiet ones.
-std::pair<std::uint64_t, std::uint64_t> check_repeat_paths(
-    CallRecord (*make)(std::uint64_t), std::uint64_t calls, size_t n_keys) {
-  ReportRecord with_all(64), sampled(64), fast(64);
-  std::uint64_t read = 0, quiet = 0, timed = 0;
+// log_repeat with the entry and the time), and before it, for the MPI library's calls
+// ("native", named), the observer's mirror of the latest template (QuickRepeat: takes(), else
+// count_and_arm() where quiet_repeat() said yes). Returns the calls whose entry was read and the
+// quiet ones.
+struct RepeatPaths {
+  std::uint64_t read = 0, quiet = 0, mirrored = 0;
+};
+RepeatPaths check_repeat_paths(CallRecord (*make)(std::uint64_t), std::uint64_t calls,
+                               size_t n_keys) {
+  ReportRecord with_all(64), sampled(64);
+  QuickRepeat mirror;
+  ReportRecord fast(64, &mirror);
+  const char* const native = call(0, 0).algorithm;
+  std::uint64_t read = 0, quiet = 0, timed = 0, mirrored = 0;
   for (std::uint64_t n = 1; n <= calls; ++n) {
     CallRecord c = make(n);
     with_all.add(c);
-    bool fast_quiet = fast.quiet_repeat(c.key, c.algorithm, c.reason, n), fast_timed = false;
-    if (fast_quiet) {
-      fast.count_repeat();
+    const bool native_call = c.algorithm == native && c.reason == AutoReason::named;
+    bool fast_quiet = false, fast_timed = false;
+    if (native_call && mirror.takes(c.key, n)) {
+      ++mirror.count;
+      ++mirrored;
+      fast_quiet = true;
+    } else if (fast.quiet_repeat(c.key, c.algorithm, c.reason, n)) {
+      fast_quiet = true;
+      if (native_call)
+        fast.count_and_arm(c.key);
+      else
+        fast.count_repeat();
     } else if (fast.timed_repeat(c.key, c.algorithm, c.reason, n)) {
       fast_timed = true;
     } else {
@@ -208,7 +225,7 @@ std::pair<std::uint64_t, std::uint64_t> check_repeat_paths(
   EXPECT_EQ(fast_keys.size(), n_keys);
   EXPECT_EQ(all_keys.size(), n_keys);
   if (sampled_keys.size() != n_keys || fast_keys.size() != n_keys || all_keys.size() != n_keys)
-    return {read, quiet};
+    return {read, quiet, mirrored};
   for (size_t i = 0; i < 2 * n_keys; ++i) {
     const KeyRecord& a = all_keys[i % n_keys];
     const KeyRecord& b = i < n_keys ? sampled_keys[i] : fast_keys[i - n_keys];
@@ -227,12 +244,12 @@ std::pair<std::uint64_t, std::uint64_t> check_repeat_paths(
   // The loop's logged calls took timed_repeat's path (most of them: a key's first call and a
   // call right after another template's add() take add()).
   EXPECT_GE(timed, read / 2) << "read " << read;
-  return {read, quiet};
+  return {read, quiet, mirrored};
 }
 
 // Two keys and two algorithms interleaved in runs.
 TEST(ReportRecord, EntryReadExactlyWhereNeeded) {
-  const auto [read, quiet] = check_repeat_paths(
+  const auto [read, quiet, mirrored] = check_repeat_paths(
       [](std::uint64_t n) {
         CallRecord c = call(n, n * 1e-3, (n / 700) % 3 == 1 ? "ring" : "native");
         if ((n / 1100) % 4 == 2) c.key.bytes = 64;
@@ -241,6 +258,7 @@ TEST(ReportRecord, EntryReadExactlyWhereNeeded) {
       },
       20000, 2);
   EXPECT_GE(quiet, 15000u);  // the steady state: most calls
+  EXPECT_GE(mirrored, 4000u);  // a share of them in the observer's line alone
   // The clock is read on the logged calls only: the first log's worth of each key, then a
   // share that halves each time the log fills.
   EXPECT_GE(read, 2 * 64u);
@@ -259,7 +277,7 @@ TEST(ReportRecord, EntryReadExactlyWhereNeeded) {
 // templates keep each key's steady state, with the same counts, levels and logs as add() on
 // every call.
 TEST(ReportRecord, LoopOfSeveralKeysStaysQuiet) {
-  const auto [read, quiet] = check_repeat_paths(
+  const auto [read, quiet, mirrored] = check_repeat_paths(
       [](std::uint64_t n) {
         CallRecord c = call(n, n * 1e-3);
         if (n % 2 == 0) c.key = CallKey{2, 16, 1};                   // the broadcast
@@ -274,11 +292,46 @@ TEST(ReportRecord, LoopOfSeveralKeysStaysQuiet) {
   EXPECT_LE(read, 4000u);
 }
 
+// A tight loop of one call of the MPI library (the interposition library's steady state): the
+// observer's mirror counts nearly every call without touching the record, and the record's
+// counts (calls() before anything folded them, then the key's) are those of add() on every call.
+TEST(ReportRecord, MirrorCountsTheTightLoop) {
+  const auto [read, quiet, mirrored] =
+      check_repeat_paths([](std::uint64_t n) { return call(n, n * 1e-3); }, 100000, 1);
+  EXPECT_GE(mirrored, 95000u);
+  EXPECT_LE(read, 3000u);
+  // Counted by the mirror alone, then read: the count is there before any fold.
+  QuickRepeat mirror;
+  ReportRecord r(16, &mirror);
+  const CallRecord first = call(1, 1e-3);
+  r.add(first);
+  for (std::uint64_t n = 2; n <= 16; ++n) {  // the log keeps the first 16 calls
+    ASSERT_TRUE(r.timed_repeat(first.key, first.algorithm, first.reason, n));
+    r.log_repeat(first.key, first.algorithm, first.reason, n, n * 1e-3, 1e-6);
+  }
+  std::uint64_t n = 17;
+  for (; !r.quiet_repeat(first.key, first.algorithm, first.reason, n); ++n) {
+    ASSERT_TRUE(r.timed_repeat(first.key, first.algorithm, first.reason, n));
+    r.log_repeat(first.key, first.algorithm, first.reason, n, n * 1e-3, 1e-6);
+  }
+  r.count_and_arm(first.key);
+  std::uint64_t counted = n;
+  while (mirror.takes(first.key, ++n)) {
+    ++mirror.count;
+    ++counted;
+  }
+  EXPECT_GT(counted, n / 2);
+  EXPECT_EQ(r.calls(), counted);
+  EXPECT_EQ(r.keys()[0].calls, counted);
+  EXPECT_EQ(mirror.until, 0u);  // folded and disarmed
+  EXPECT_EQ(r.calls(), counted);
+}
+
 // One key whose calls alternate between two algorithms: two templates of the key, and the log
 // goes to the next level through either, so the other's next kept call may be one the log no
 // longer keeps (log_repeat then only counts it).
 TEST(ReportRecord, OneKeyTwoAlgorithmsAlternating) {
-  const auto [read, quiet] = check_repeat_paths(
+  const auto [read, quiet, mirrored] = check_repeat_paths(
       [](std::uint64_t n) { return call(n, n * 1e-3, n % 2 ? "ring" : "native"); }, 40000, 1);
   EXPECT_GE(quiet, 36000u);
 }
