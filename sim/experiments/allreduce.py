@@ -4,7 +4,8 @@ simulated 48-node GigE cluster (gige-48, calibrated on Table 3's ring):
 
   table3  1M floats, 48 ranks, one late rank, delays 0..1000 ms: ring, Rabenseifner, SLT, PRR,
           native (SMPI's own MPI_Allreduce with the ompi selector)
-  prr50   ring vs PRR at 10 and 50 ms, network only (with and without the platform's tau)
+  prr50   ring vs PRR at 10 and 50 ms, network only (with and without the platform's tau), and
+          PRR with papcoll's own calibration (network only and charged)
   table4  ring vs PRR, sizes 128K..8M floats (full mode: 4M and 8M are the group table4-big)
   netonly network-only calibration point; Rabenseifner at 32 and 48 ranks against SMPI's own
           all-reduce algorithms (rab_rdb, rab2, lr, ...)
@@ -76,6 +77,11 @@ EXISTING_1024 = [
 ]
 
 
+# The rows without the platform's parameters run with papcoll's default Hockney parameters (the
+# "papcoll's defaults" rows of docs/results.md); since issue #17 papcoll would otherwise measure
+# the network itself at the first collective (docs/calibration.md): the `+cal` rows.
+DEFAULTS = {"PAPCOLL_CALIBRATION": "off"}
+
 def main():
     args = parse_args(__doc__.splitlines()[0])
     quick = args.quick
@@ -94,7 +100,7 @@ def main():
         common = ["--op", "allreduce", "--size", "1M", "--mode", "one-late",
                   "--max-delay", ",".join(map(str, delays))] + it
         exp.run("table3", "gige-48", 48,
-                common + ["--algo", "ring,rabenseifner,slt,prr,native"])
+                common + ["--algo", "ring,rabenseifner,slt,prr,native"], env=DEFAULTS)
         if hockney:
             for alg in ("prr", "slt"):
                 exp.run("table3", "gige-48", 48, common + ["--algo", alg] + tau,
@@ -121,10 +127,18 @@ def main():
         common = ["--op", "allreduce", "--size", "1M", "--mode", "one-late", "--max-delay",
                   "10,50", "--iters", "3" if quick else "8", "--warmup", "1"]
         net = ["--cfg=smpi/simulate-computation:no"]
-        exp.run("prr50", "gige-48", 48, common + ["--algo", "ring,prr"], cfg=net)
+        exp.run("prr50", "gige-48", 48, common + ["--algo", "ring,prr"], cfg=net, env=DEFAULTS)
         if hockney:
             exp.run("prr50", "gige-48", 48, common + ["--algo", "prr"] + tau, cfg=net,
                     variant="prr+tau")
+        # Neither papcoll's defaults nor the platform's parameters: papcoll measures the network
+        # itself at the first collective (docs/calibration.md; issue #17), network only and with
+        # the computation charged (the ring of the charged row is table3's).
+        cal = {"PAPCOLL_CALIBRATION": "always"}
+        exp.run("prr50", "gige-48", 48, common + ["--algo", "prr"], cfg=net, variant="prr+cal",
+                env=cal)
+        exp.run("prr50", "gige-48", 48, common + ["--algo", "prr"], variant="prr+cal-charged",
+                env=cal)
 
     if wants(args, "table4") or wants(args, "table4-big"):
         sizes = [128 << 10, 1 << 20, 4 << 20] if quick else \
@@ -141,7 +155,8 @@ def main():
                 continue
             common = ["--op", "allreduce", "--size", size_arg(n), "--mode", "one-late",
                       "--max-delay", ",".join(map(str, delays))] + it4
-            exp.run("table4", "gige-48", 48, common + ["--algo", "ring,prr"], group=group)
+            exp.run("table4", "gige-48", 48, common + ["--algo", "ring,prr"], group=group,
+                    env=DEFAULTS)
             if hockney:
                 exp.run("table4", "gige-48", 48, common + ["--algo", "prr"] + tau,
                         variant="prr+tau", group=group)
@@ -154,7 +169,8 @@ def main():
             platform = "gige-48" if p <= 48 else "gige-128"
             common = ["--op", "allreduce", "--size", "1M", "--mode", "one-late",
                       "--max-delay", "100"] + it12
-            exp.run("fig12", platform, p, common + ["--algo", "ring,rabenseifner,slt,prr,native"])
+            exp.run("fig12", platform, p, common + ["--algo", "ring,rabenseifner,slt,prr,native"],
+                    env=DEFAULTS)
             if hockney:
                 exp.run("fig12", platform, p, common + ["--algo", "prr"] + tau, variant="prr+tau")
 

@@ -95,24 +95,26 @@ class Experiment:
             self.doc["notes"] = list(dict.fromkeys(old.get("notes", []) + self.doc["notes"]))
             self.doc["earlier_wall_s"] = round(sum(r["wall_s"] for r in kept), 1)
 
-    def run(self, part, platform, np, bench_args, cfg=(), variant=None, group=None):
-        """One simulation: papcoll-bench with bench_args on NP ranks of PLATFORM. Returns the kept
-        result rows (each tagged with part and variant); failures are recorded, not raised."""
+    def run(self, part, platform, np, bench_args, cfg=(), variant=None, group=None, env=None):
+        """One simulation: papcoll-bench with bench_args on NP ranks of PLATFORM (ENV: extra
+        environment variables, e.g. PAPCOLL_CALIBRATION). Returns the kept result rows (each
+        tagged with part and variant); failures are recorded, not raised."""
         fd, tmp = tempfile.mkstemp(prefix="papcoll-sim-", suffix=".json")
         os.close(fd)
         # Simulations run at niceness 10 (the machine is shared), not more: a second nice on top
         # of a niced caller would starve them behind other jobs.
         cmd = (["nice", "-n", str(max(0, 10 - os.nice(0))), RUN, platform, str(np), self.args.bench] + list(bench_args) +
                ["--quiet", "--json", tmp] + list(cfg))
-        shown = " ".join(shlex.quote(c) for c in [os.path.relpath(RUN, ROOT), platform, str(np),
+        shown = " ".join([f"{k}={shlex.quote(v)}" for k, v in (env or {}).items()] +
+                         [shlex.quote(c) for c in [os.path.relpath(RUN, ROOT), platform, str(np),
                                                   os.path.relpath(self.args.bench, ROOT)]
-                         + list(bench_args) + list(cfg))
+                          + list(bench_args) + list(cfg)])
         print(f"[{self.name}/{part}] {shown}", flush=True)
         t = time.time()
         rc, err = 0, None
         try:
             proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
-                                  timeout=self.args.timeout)
+                                  timeout=self.args.timeout, env=dict(os.environ, **(env or {})))
             rc = proc.returncode
             if rc != 0:
                 err = (proc.stderr or proc.stdout)[-2000:]

@@ -289,13 +289,16 @@ def prr_discussion(doc, rows):
                        ("cost model, PRR's tau from papcoll's defaults (0.114 ms)", 2)):
         trows.append([label, fmt(pred[10][0]), fmt(pred[10][idx]), sp(pred[10][0], pred[10][idx]),
                       fmt(pred[50][0]), fmt(pred[50][idx]), sp(pred[50][0], pred[50][idx])])
-    for label, src, v in (("simulated, network only, papcoll's defaults", net, "prr"),
-                          ("simulated, network only, platform's tau (`+tau`)", net, "prr+tau"),
-                          ("simulated, computation charged, papcoll's defaults", rows, "prr"),
-                          ("simulated, computation charged, platform's tau (`+tau`)", rows,
-                           "prr+tau")):
+    cal = "simulated, network only, calibrated (no `--alpha/--beta`; [calibration.md](calibration.md))"
+    for label, src, psrc, v in (
+            ("simulated, network only, papcoll's defaults", net, net, "prr"),
+            ("simulated, network only, platform's tau (`+tau`)", net, net, "prr+tau"),
+            (cal, net, net, "prr+cal"),
+            ("simulated, computation charged, papcoll's defaults", rows, rows, "prr"),
+            ("simulated, computation charged, platform's tau (`+tau`)", rows, rows, "prr+tau"),
+            ("simulated, computation charged, calibrated", rows, net, "prr+cal-charged")):
         r10, r50 = (mean_of(src, variant="ring", max_delay_ms=d) for d in (10, 50))
-        p10, p50 = (mean_of(src, variant=v, max_delay_ms=d) for d in (10, 50))
+        p10, p50 = (mean_of(psrc, variant=v, max_delay_ms=d) for d in (10, 50))
         if p10 or p50:
             trows.append([label, fmt(r10), fmt(p10), sp(r10, p10), fmt(r50), fmt(p50),
                           sp(r50, p50)])
@@ -309,6 +312,7 @@ def prr_discussion(doc, rows):
         gen = p0 - r0
     out += [PRR_TEXT.format(
         p10=fmt(pred[10][1]), p10d=fmt(pred[10][2]), r10=fmt(pred[10][0]),
+        p50d=fmt(pred[50][2]), r50=fmt(pred[50][0]),
         p100=fmt(pred[100][1]), p100d=fmt(pred[100][2]),
         gen=f"{gen:.1f} ms" if gen is not None else "a few ms")]
     return out + [""]
@@ -317,30 +321,32 @@ def prr_discussion(doc, rows):
 PRR_TEXT = """\
 PRR turns the arrival times into whole rounds of length tau, the time to send and reduce one of
 its p blocks (`block_round_time`: alpha + (beta + gamma) x bytes / p), and plans its pre-steps
-(Fig. 7 lines 1-6) and the order of every transfer from those rounds. papcoll-bench did not tell
-papcoll the network, so tau came from papcoll's default Hockney parameters (5 us, 1 ns/B,
+(Fig. 7 lines 1-6) and the order of every transfer from those rounds. In the rows marked
+papcoll's defaults papcoll-bench does not tell papcoll the network and papcoll does not measure it
+(`PAPCOLL_CALIBRATION=off`), so tau comes from papcoll's default Hockney parameters (5 us, 1 ns/B,
 0.25 ns/B: a network about 6 times faster), 0.114 ms for a 87 KB block, while a block takes
 0.72 ms on 1 Gbps Ethernet. A 50 ms delay then looks like 438 rounds instead of 69, a 10 ms
 delay like 87 instead of 14: PRR plans a full pre-reduction (every segment reduced over the 47
 early ranks, then passed through the late one) and orders the early ranks' transfers for a late
 rank much later than it really is, so the late rank arrives into a pipeline that is not ready
-for it. The cost model, fed the same mismatch, predicts what the simulation showed ({p10d} ms
-against the ring's {r10} at 10 ms, no gain at 50 ms); with the right tau it predicts the
+for it. The cost model, fed the same mismatch, predicts what the simulation shows ({p10d} ms
+against the ring's {r10} at 10 ms, {p50d} against {r50} at 50 ms; the run of 2026-11-23, before
+PRR's per-rank generation and its transfer order of docs/algorithms.md, gave 114.8 and 117.5 ms:
+no gain at 50 ms); with the right tau it predicts the
 paper's figures ({p10} ms at 10 ms; the paper's 101.0 at 50 ms almost to the tenth). From about
 100 ms on both taus give the same plan ({p100} and {p100d} ms), which is why the simulation
 already agreed with the paper there.
 
 With the platform's parameters given to papcoll (`+tau` rows; papcoll-bench `--alpha 22e-6
 --beta 8e-9`) and network only, the simulated PRR has
-the paper's advantage at 50 ms. With papcoll's computation charged, PRR loses about {gen} to the
-ring even without a delay (the `+tau` row at 0 ms): it generates its arrival-dependent schedule
-at every call, every rank the whole p x 2(p-1)-transfer schedule, and the simulation charges that
-as computation on the critical path. That is a real cost of papcoll's implementation (the
-paper's PRR computes only its own rank's part), not of the simulation, and it is what separates
-the `+tau` speed-up with computation from the paper's 1.15. Conclusion: the paper's PRR result is
-reproduced once PRR knows the network; papcoll should let users (and the `auto` rule) supply the
-link parameters, e.g. from `papcoll-model measure`, and should not generate the whole schedule on
-every rank."""
+the paper's advantage at 50 ms, and so has it with papcoll's own measurement of the network
+(`+cal` rows: no parameters given, docs/calibration.md). In Table 3's charged runs (2026-11-23,
+not re-run since) PRR lost about {gen} to the ring even without a delay (the `+tau` row at 0 ms):
+every rank then generated the whole p x 2(p-1)-transfer schedule at every call, charged as
+computation on the critical path; since issue #16 each rank builds only its own steps, and the
+charged calibrated row above (re-run 2026-11-26) is within a few percent of the network-only one.
+Conclusion: the paper's PRR result is reproduced once PRR knows the network, which papcoll now
+measures itself unless told."""
 
 
 def rabenseifner_discussion(doc):
@@ -467,28 +473,29 @@ REDUCE11_TEXT = """
 In Fig. 11's setting (128K floats, delays up to 50 ms) the same holds: with the platform's d
 Clairvoyant stays at {clvtau} from 4 to {p} ranks, nearly flat, while binomial ({binom}),
 native ({nat}) and the ring ({ring}) are slower at every size: the paper's "better for a larger
-group, sublinear growth". With papcoll's default d, paced, it takes {clv} ms at {p} ranks
-(before pacing it grew linearly, to 72 ms)."""
+group, sublinear growth". With papcoll's default d it grows linearly, to {clv} ms at {p} ranks."""
 
 REDUCE_TEXT = """\
-**Discussion.** Clairvoyant's schedule is a sequence of rounds of length d, the time to send and
-reduce one segment, and papcoll computes d from its Hockney parameters: papcoll's defaults in
-the `clairvoyant` row (d = 0.06 ms for a 43 KB segment that takes 0.37 ms on 1 Gbps Ethernet),
-the platform's in `clairvoyant+tau`. The executor paces Clairvoyant's steps (docs/algorithms.md,
-"Paced sends": a process posts a round's large sends once its earlier ones have been taken), so
-the schedule runs at the network's pace whatever d says: with random delays above zero the two
-rows take {clv} and {clvtau} (against {ring} for the ring, {binom} for binomial and {nat} for
-native), and Clairvoyant is the fastest from {from_d} on (without delays the ring is about as
-fast), which is the paper's finding, and with a larger margin than the paper's "slightly
-outperforming ring and native": the figure of merit differs. papcoll-bench's mean elapsed time
-lets a rank stop the clock when it has passed its contribution on, which Clairvoyant lets the
-early ranks do quickly; the paper's run time (first arrival to last completion) is dominated by
-the last arrival and the root, where every algorithm must wait. Before pacing (the run of
-2026-11-23) the wrong d made early ranks wait on partners still busy with earlier rounds: the
-`clairvoyant` row took 55 to 238 ms, the slowest of all, as papcoll's cost model predicts with
-the same d (145 to 172 ms mean at 50 ms for two random patterns), and `clairvoyant+tau` 32 to
-39 ms. `native` (SMPI's port of Open MPI's decision: a pipelined or binomial tree) behaves like
-binomial, as in the paper's description of Open MPI's default."""
+**Discussion.** Clairvoyant has PRR's problem in a stronger form. Its schedule is a sequence of
+rounds of length d, the time to send and reduce one segment, and papcoll computes d from its
+Hockney parameters: in the `clairvoyant` row papcoll's defaults (`PAPCOLL_CALIBRATION=off`),
+d = 0.06 ms for a 43 KB segment that takes 0.37 ms on 1 Gbps Ethernet. The schedule then
+expects ranks to be able to do six times more work before the later ones arrive than they can,
+and makes early ranks wait on partners that are still busy: with random delays above zero the
+`clairvoyant` row ({clv}) is the slowest of all. papcoll's cost model, given the same wrong d,
+predicts the same (145 to 172 ms mean at 50 ms for two random patterns), and with the right d
+22 to 24 ms. Given the platform's parameters (`clairvoyant+tau`) Clairvoyant stays at {clvtau}
+for every non-zero maximum delay (against {ring} for the ring, {binom} for binomial and {nat}
+for native) and is the fastest from {from_d} on (below that the ring is a few ms faster), which
+is the paper's finding, and with a larger margin than the paper's "slightly outperforming ring
+and native": the figure of merit differs. papcoll-bench's mean elapsed time lets a rank stop
+the clock when it has passed its contribution on, which Clairvoyant lets the early ranks do
+quickly; the paper's run time (first arrival to last completion) is dominated by the last
+arrival and the root, where every algorithm must wait. The ring and radix-k are the fastest
+without delays here (the paper does not show that point), and `native` (SMPI's port of Open
+MPI's decision: a pipelined or binomial tree) behaves like binomial, as in the paper's
+description of Open MPI's default. Since issue #17 an unmodified run measures the network at
+its first collective (docs/calibration.md) and gets about the platform's d without being told."""
 
 
 # ---------------------------------------------------------------------------------------- bcast

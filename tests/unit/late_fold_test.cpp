@@ -160,13 +160,11 @@ TEST(LateFold, AboutOneMessageAfterTheLastArrivalOnGigE48) {
 // may go to a rank before that rank's predicted arrival. The all-reduce paces its first phase,
 // the early ranks' reduce, which the late rank is not part of; the reduce paces the early
 // ranks' reduce too, and where it folds the late rank in by Clairvoyant's schedule (no chain),
-// the late rank's transfers begin at its arrival (its first step sends); Clairvoyant's reduce
-// is paced throughout, likewise. The all-reduce paces nothing when the ranks arrive together,
-// and no other generator paces anything.
+// the late rank's transfers begin at its arrival (its first step sends). The all-reduce paces
+// nothing when the ranks arrive together, and no other generator (Clairvoyant's reduce
+// included) paces anything.
 TEST(LateFold, PacesOnlyWhereEveryReceiverIsPredictedPresent) {
-  const AlgorithmInfo& clairvoyant = *find_algorithm(Collective::reduce, "clairvoyant");
-  for (const AlgorithmInfo* pa : {&algo(Collective::allreduce), &algo(Collective::reduce),
-                                  &clairvoyant}) {
+  for (const AlgorithmInfo* pa : {&algo(Collective::allreduce), &algo(Collective::reduce)}) {
     const AlgorithmInfo& a = *pa;
     const Collective coll = a.collective;
     for (int late_rank : {1, 30}) {
@@ -200,7 +198,7 @@ TEST(LateFold, PacesOnlyWhereEveryReceiverIsPredictedPresent) {
     const GeneratorInput together = gige_input(a, 48, std::vector<double>(48, 0.0),
                                                coll == Collective::reduce ? 0 : -1);
     for (const AlgorithmInfo* other : algorithms_for(coll)) {
-      if (other->collective != coll || other == &algo(coll) || other == &clairvoyant) continue;
+      if (other->collective != coll || other == &algo(coll)) continue;
       GeneratorInput in = together;
       in.blocks = std::max(1, default_block_count(*other, in));
       if (!other->uses_arrivals) in.arrivals.clear();
