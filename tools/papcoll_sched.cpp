@@ -56,7 +56,9 @@ const char* kUsage =
     "ALGO may be 'all' for verify. Arrival times are seconds. --collective defaults to\n"
     "allreduce, or to the only collective that has ALGO (e.g. clairvoyant: reduce).\n"
     "--round-time D: Clairvoyant's round time in seconds (default: the Hockney time of one\n"
-    "block); --impl: clairvoyant's implementation, linear|pairing|segtree (same schedule).\n";
+    "block); --impl: clairvoyant's implementation, linear|pairing|segtree (same schedule).\n"
+    "show, verify, cost, time also take --one-node 0|1: the schedule as it runs when every\n"
+    "rank is on one node and the shared-memory transport carries the call (default 0).\n";
 
 [[noreturn]] void usage_error(const std::string& why) {
   std::cerr << "papcoll-sched: " << why << "\n" << kUsage;
@@ -184,7 +186,7 @@ Args parse_args(int argc, char** argv) {
                                 "--collective", "--format", "--bytes", "--alpha", "--beta",
                                 "--gamma", "--random-arrivals", "--seed", "--round-time",
                                 "--impl", "--counts", "--elem-bytes", "--model", "--rank",
-                                "--pattern", "--calls"};
+                                "--pattern", "--calls", "--one-node"};
   Args a;
   if (argc < 2) usage_error("missing command");
   a.command = argv[1];
@@ -332,6 +334,8 @@ GeneratorInput input_of(const Args& a, const AlgorithmInfo& info, int p, int blo
   if (a.has("--tau")) {
     in.cost = CostParams{parse_double("--tau", a.get("--tau")), 0, 0};
   }
+  if (a.has("--one-node"))
+    in.cost.shared_memory = parse_int("--one-node", a.get("--one-node"), 0, 1) == 1;
   if (a.has("--round-time")) {
     in.round_time = parse_double("--round-time", a.get("--round-time"));
     if (in.round_time <= 0) usage_error("--round-time must be positive");

@@ -56,17 +56,16 @@ class AllreduceCall final : public ReductionCall {
   MpiStatus execute(CollectiveCall& call, const RankSchedule& rs,
                     const GeneratorInput& in) override {
     CommContext& ctx = call.context();
+    SharedWindow* const window = this->window(call, in);
     MpiStatus s;
     if (view_.direct) {
       s = execute_allreduce(rs, in.blocks, sendbuf_, recvbuf_, view_.units, view_.unit, op_,
-                            ctx.comm, ctx.scratch);
+                            ctx.comm, ctx.scratch, window);
     } else {
       // A type with holes: its data packed into units, reduced there, unpacked into recvbuf.
       char* stage = ctx.work.reserve(view_.units * view_.unit.size);
       s = pack_elements(stage, data_of(sendbuf_), count_, layout_, ctx.comm);
-      if (s.ok())
-        s = execute_schedule(rs, in.blocks, ExecBuffer{stage, view_.units, view_.unit, op_},
-                             ctx.comm, ctx.scratch);
+      if (s.ok()) s = run(call, rs, in, ExecBuffer{stage, view_.units, view_.unit, op_}, window);
       if (!s.ok()) ctx.work.abandon();
       if (s.ok()) s = unpack_elements(recvbuf_, stage, count_, layout_, ctx.comm);
     }

@@ -1,7 +1,8 @@
 // papcoll_reduce as a description for the driver (collective_driver.hpp). What is reduce's own: a
 // root (part of the schedule cache key), buffers that matter only at the root, MPI_IN_PLACE only
-// at the root, Clairvoyant's round time, and a work buffer from the communicator's context at the
-// other ranks.
+// at the root, Clairvoyant's round time, a work buffer from the communicator's context at the
+// other ranks, and the shared-memory transport for one-version schedules when every rank is on
+// one node (docs/shared-memory.md).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -72,18 +73,17 @@ class ReduceCall final : public ReductionCall {
   MpiStatus execute(CollectiveCall& call, const RankSchedule& rs,
                     const GeneratorInput& in) override {
     CommContext& ctx = call.context();
+    SharedWindow* const window = this->window(call, in);
     MpiStatus s;
     if (view_.direct) {
       s = execute_reduce(rs, in.blocks, ctx.rank, root_, sendbuf_, recvbuf_, view_.units,
-                         view_.unit, op_, ctx.comm, ctx.scratch, ctx.work);
+                         view_.unit, op_, ctx.comm, ctx.scratch, ctx.work, window);
     } else {
       // A type with holes: its data packed into units and reduced there (the root unpacks the
       // result into recvbuf).
       char* stage = ctx.work.reserve(view_.units * view_.unit.size);
       s = pack_elements(stage, data_of(sendbuf_), count_, layout_, ctx.comm);
-      if (s.ok())
-        s = execute_schedule(rs, in.blocks, ExecBuffer{stage, view_.units, view_.unit, op_},
-                             ctx.comm, ctx.scratch);
+      if (s.ok()) s = run(call, rs, in, ExecBuffer{stage, view_.units, view_.unit, op_}, window);
       if (!s.ok()) ctx.work.abandon();
       if (s.ok() && is_root_) s = unpack_elements(recvbuf_, stage, count_, layout_, ctx.comm);
     }

@@ -4,6 +4,8 @@
 #include <string>
 #include <utility>
 
+#include "executor/shared_transport.hpp"
+
 namespace papcoll {
 
 ArgProblem ReductionCall::check_common(CollectiveCall& call) {
@@ -53,9 +55,30 @@ void ReductionCall::base_input(const CollectiveCall& call, GeneratorInput* in) c
 
 void ReductionCall::prepare(const CollectiveCall& call, const AlgorithmInfo& algo,
                             GeneratorInput* in) const {
+  // Agreed: the context's one-node test and the call's size (what shared_window() checks), first
+  // without the blocks (the one-node form of late-fold has its own block count), then with them.
+  const int64_t bytes = view_.units * view_.unit.size;
+  in->cost.shared_memory =
+      call.context().shared_memory && fits_shared_window(call.p(), 0, bytes);
   // Blocks from the agreed units, never from this rank's own count (datatype_layout.hpp).
   in->blocks = call.block_count(algo, *in, view_.units);
+  in->cost.shared_memory =
+      in->cost.shared_memory && fits_shared_window(call.p(), in->blocks, bytes);
   if (!algo.uses_arrivals) in->arrivals.clear();
+}
+
+SharedWindow* ReductionCall::window(CollectiveCall& call, const GeneratorInput& in) const {
+  if (!one_version_ || !in.cost.shared_memory) return nullptr;
+  return call.context().shared_window(in.blocks, view_.units * view_.unit.size);
+}
+
+MpiStatus ReductionCall::run(CollectiveCall& call, const RankSchedule& rs,
+                             const GeneratorInput& in, const ExecBuffer& buf,
+                             SharedWindow* window) {
+  CommContext& ctx = call.context();
+  return window != nullptr
+             ? execute_schedule_shared(rs, in.blocks, buf, *window, ctx.comm, ctx.scratch)
+             : execute_schedule(rs, in.blocks, buf, ctx.comm, ctx.scratch);
 }
 
 AutoRequest ReductionCall::auto_request(const CollectiveCall& call,
@@ -76,6 +99,7 @@ GeneratorInput ReductionCall::generator_input(const CollectiveCall& call,
   base_input(call, &in);
   in.arrivals = std::move(arrivals);
   prepare(call, algo, &in);
+  one_version_ = algo.one_version;
   return in;
 }
 

@@ -11,6 +11,7 @@
 
 #include "api/collective_driver.hpp"
 #include "api/stand_in.hpp"
+#include "executor/shared_window.hpp"
 
 namespace papcoll {
 
@@ -42,6 +43,13 @@ class ReductionCall : public CollectiveDescription {
   // n zeroed elements to stand in for a buffer; with `source` readable, a copy of it; else the
   // op's identity. False when the op has none.
   bool stand_in_elements(const void* source, void** out);
+  // The shared-memory window when the call runs over it (shared_transport.hpp): the algorithm is
+  // one-version and the generator input says the transport can carry the call, which every rank
+  // agrees on; null for messages. Collective (it may grow the window).
+  SharedWindow* window(CollectiveCall& call, const GeneratorInput& in) const;
+  // `rs` on `buf` over the window when there is one, else with messages.
+  static MpiStatus run(CollectiveCall& call, const RankSchedule& rs, const GeneratorInput& in,
+                       const ExecBuffer& buf, SharedWindow* window);
   // A send buffer's data in the view's units.
   const void* data_of(const void* sendbuf) const { return sendbuf == MPI_IN_PLACE ? recvbuf_ : sendbuf; }
 
@@ -55,6 +63,7 @@ class ReductionCall : public CollectiveDescription {
   DataView view_;
   CallDescriptor desc_;
   StandInBuffer stand_in_;
+  bool one_version_ = false;  // the algorithm of the call's schedule (generator_input)
 };
 
 }  // namespace papcoll

@@ -25,6 +25,7 @@
 #include <span>
 #include <vector>
 
+#include "executor/shared_transport.hpp"
 #include "schedule/blocks.hpp"
 
 namespace papcoll {
@@ -285,12 +286,14 @@ MpiStatus execute_schedule(const RankSchedule& rs, int blocks, const ExecBuffer&
 
 MpiStatus execute_allreduce(const RankSchedule& rs, int blocks, const void* sendbuf,
                             void* recvbuf, int64_t count, const DatatypeLayout& layout, MPI_Op op,
-                            MPI_Comm comm, ScratchBuffer& scratch) {
+                            MPI_Comm comm, ScratchBuffer& scratch, SharedWindow* window) {
   if (sendbuf != MPI_IN_PLACE) {
     const MpiStatus c = copy_elements(recvbuf, sendbuf, count, layout, comm);
     if (!c.ok()) return c;
   }
-  return execute_schedule(rs, blocks, ExecBuffer{recvbuf, count, layout, op}, comm, scratch);
+  const ExecBuffer buf{recvbuf, count, layout, op};
+  if (window != nullptr) return execute_schedule_shared(rs, blocks, buf, *window, comm, scratch);
+  return execute_schedule(rs, blocks, buf, comm, scratch);
 }
 
 }  // namespace papcoll

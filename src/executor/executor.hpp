@@ -50,9 +50,13 @@ struct ExecBuffer {
 MpiStatus execute_schedule(const RankSchedule& rs, int blocks, const ExecBuffer& buf,
                            MPI_Comm comm, ScratchBuffer& scratch);
 
-// Allreduce: copies sendbuf (unless MPI_IN_PLACE) into recvbuf and runs the schedule there.
+class SharedWindow;
+
+// Allreduce: copies sendbuf (unless MPI_IN_PLACE) into recvbuf and runs the schedule there, over
+// `window` when given (a one-version schedule on one node: shared_transport.hpp).
 MpiStatus execute_allreduce(const RankSchedule& rs, int blocks, const void* sendbuf,
                             void* recvbuf, int64_t count, const DatatypeLayout& layout, MPI_Op op,
-                            MPI_Comm comm, ScratchBuffer& scratch);
+                            MPI_Comm comm, ScratchBuffer& scratch,
+                            SharedWindow* window = nullptr);
 
 }  // namespace papcoll

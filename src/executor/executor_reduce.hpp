@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "executor/executor.hpp"
+#include "executor/shared_window.hpp"
 
 namespace papcoll {
 
@@ -16,10 +17,12 @@ namespace papcoll {
 // `scratch`, which holds incoming blocks during the run), and never writes sendbuf or recvbuf
 // (which may be NULL there). A non-root whose part of the schedule has no receive (a leaf of the
 // tree, every sender of a flat gather) sends straight from sendbuf: the executor only ever writes
-// the work buffer to land a receive.
+// the work buffer to land a receive. With `window` (every rank on one node, a one-version
+// schedule: shared_transport.hpp) the schedule runs over the shared-memory transport.
 MpiStatus execute_reduce(const RankSchedule& rs, int blocks, int rank, int root,
                          const void* sendbuf, void* recvbuf, int64_t count,
                          const DatatypeLayout& layout, MPI_Op op, MPI_Comm comm,
-                         ScratchBuffer& scratch, ScratchBuffer& work);
+                         ScratchBuffer& scratch, ScratchBuffer& work,
+                         SharedWindow* window = nullptr);
 
 }  // namespace papcoll

@@ -30,7 +30,8 @@ MpiStatus execute_allgatherv(const RankSchedule& rs, const std::vector<BlockRang
   ExecBuffer buf{recvbuf, total, layout, MPI_OP_NULL};
   buf.block_table = &table;
   if (window != nullptr)
-    return execute_schedule_shared(rs, static_cast<int>(table.size()), buf, *window, comm);
+    return execute_schedule_shared(rs, static_cast<int>(table.size()), buf, *window, comm,
+                                   scratch);
   return execute_schedule(rs, static_cast<int>(table.size()), buf, comm, scratch);
 }
 

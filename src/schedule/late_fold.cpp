@@ -226,6 +226,13 @@ EarlyReduce early_reduce(const GeneratorInput& in, const BlockRuns& runs,
 
 int late_fold_blocks(const GeneratorInput& in) {
   const int p = std::max(1, in.p);
+  if (in.cost.shared_memory) {
+    // The one-node form: blocks of about 256 KiB (at most 64), so the root reduces, and the
+    // readers copy, a block while the rest is still being copied (as the linear all-gatherv
+    // over the window, docs/shared-memory.md).
+    const double n = std::ceil(in.bytes / (256.0 * 1024));
+    return std::isfinite(n) ? static_cast<int>(std::clamp(n, 1.0, 64.0)) : 1;
+  }
   if (in.cost.cores_shared || !(in.bytes > 0) || !(in.cost.alpha > 0)) return p;
   int q = 0;
   while ((1LL << q) < p) ++q;

@@ -170,7 +170,8 @@ double chain_estimate(const std::vector<int>& members, const std::vector<double>
                       double receiver_arrival, const RunClock& hop, std::vector<double>& finish);
 
 // Blocks of late-fold: a multiple of p (so that PRR's p chunks are whole blocks), near the number
-// that balances the circulant's extra rounds against alpha per message.
+// that balances the circulant's extra rounds against alpha per message; in the one-node form
+// (cost.shared_memory) blocks of about 256 KiB, at most 64.
 int late_fold_blocks(const GeneratorInput& in);
 
 }  // namespace papcoll

@@ -19,6 +19,9 @@
 // balanced arrivals, a delay too short to hide the reduce-scatter) the schedule is PRR's, which is
 // the ring when all arrive together. All of it depends on the arrivals only through the plan
 // (arrival order and chunk slots).
+//
+// On one node (in.cost.shared_memory) the schedule is flat instead
+// (flat_allreduce_in_arrival_order).
 #include <algorithm>
 #include <limits>
 
@@ -161,10 +164,69 @@ void emit_prr(const GeneratorInput& in, ScheduleSink& out) {
 
 }  // namespace
 
+namespace {
+
+// The one-node form, as in the reduce (late_fold_reduce.cpp): over the shared-memory transport a
+// send is one copy into the sender's own segment and never waits for its reader. The earliest
+// rank reduces every other rank's data in arrival order as it is published (the early ranks'
+// while the late ones compute); with the last rank's block b it has block b of the result, which
+// it publishes at once for every rank to copy, so after the last arrival the last rank's copy in,
+// the root's reduction and the result's copy out overlap block by block. Every block is sent once
+// per version: one-version.
+void flat_allreduce_in_arrival_order(const GeneratorInput& in, const std::vector<int>& order,
+                                     ScheduleSink& out) {
+  const int p = in.p, n = std::max(in.blocks, 1), root = order[0], last = order[p - 1];
+  const BlockSet all = BlockSet::range(0, n);
+  auto mine = [&](int r) { return r >= out.first_rank() && r < out.last_rank(); };
+  // order[i] (0 < i < p - 1) sends in round i - 1; the last rank sends block b in round
+  // p - 2 + b and the root hands block b of the result to the others in the round after; the last
+  // rank takes its result after it has sent everything (round p - 2 + n + b), so that its
+  // copies in never wait for the root.
+  const int64_t last_round = p - 2;
+  for (int i = 1; i < p - 1; ++i) {
+    if (mine(order[i])) out.send(order[i], i - 1, root, all);
+    if (mine(root)) out.recv(root, i - 1, order[i], all, Combine::reduce);
+  }
+  for (int b = 0; b < n; ++b) {
+    const BlockSet one = BlockSet::range(b, b + 1);
+    if (mine(last)) out.send(last, last_round + b, root, one);
+    if (mine(root)) {
+      out.recv(root, last_round + b, last, one, Combine::reduce);
+      for (int i = 1; i < p - 1; ++i) out.send(root, last_round + b + 1, order[i], one);
+    }
+    for (int i = 1; i < p - 1; ++i)
+      if (mine(order[i])) out.recv(order[i], last_round + b + 1, root, one, Combine::copy);
+  }
+  for (int b = 0; b < n; ++b) {
+    const BlockSet one = BlockSet::range(b, b + 1);
+    if (mine(root)) out.send(root, last_round + n + b, last, one);
+    if (mine(last)) out.recv(last, last_round + n + b, root, one, Combine::copy);
+  }
+}
+
+// Its cost model: a sender is done with its copy (half of beta per byte, as in the reduce's), the
+// root reduces each rank's data (gamma per byte) once it is copied; it publishes the last block
+// one block's copy after reducing it, the early ranks have copied it a block's copy later, and
+// the last rank copies the whole result after its own data.
+double estimate_flat_allreduce(const GeneratorInput& in, const std::vector<int>& order,
+                               const std::vector<double>& a) {
+  const double copy = in.cost.beta / 2 * in.bytes, block = copy / std::max(in.blocks, 1);
+  double t = a[order[0]];
+  for (size_t i = 1; i < order.size(); ++i)
+    t = std::max(t, a[order[i]] + copy) + in.cost.gamma * in.bytes;
+  std::vector<double> finish(a.size(), t + 2 * block);
+  finish[order[0]] = t + block;
+  finish[order.back()] = std::max(t + block, a[order.back()] + copy) + copy;
+  return estimate::mean_elapsed(finish, a);
+}
+
+}  // namespace
+
 void late_fold_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   const int p = in.p;
   if (p == 1) return;
   const LateFoldPlan plan = late_fold_plan(in);
+  if (in.cost.shared_memory) return flat_allreduce_in_arrival_order(in, plan.prr.order, out);
   const int late = chosen_allreduce_late(in, plan);
   if (late == 0) return emit_prr(in, out);
   // Phase 2 runs the broadcast with small first blocks, phase 1 its reversal with uniform ones
@@ -244,7 +306,8 @@ void late_fold_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
 }
 
 std::string late_fold_allreduce_arrival_key(const GeneratorInput& in) {
-  std::string key = late_fold_plan(in).prr.key();
+  // The one-node form reads less of the plan (the order only) but is told apart by the prefix.
+  std::string key = (in.cost.shared_memory ? "flat:" : "") + late_fold_plan(in).prr.key();
   if (in.p > 0 && in.blocks % in.p != 0) key += prr_plan(in).key();
   return key;
 }
@@ -252,6 +315,8 @@ std::string late_fold_allreduce_arrival_key(const GeneratorInput& in) {
 double late_fold_allreduce_predict(const GeneratorInput& in) {
   if (in.p == 1) return 0;
   const LateFoldPlan plan = late_fold_plan(in);
+  if (in.cost.shared_memory)
+    return estimate_flat_allreduce(in, plan.prr.order, estimate::arrivals_of(in));
   const int late = chosen_allreduce_late(in, plan);
   if (late == 0) return prr_allreduce_predict(prr_input(in));
   return estimate_allreduce_late(in, plan.prr.order, estimate::arrivals_of(in), late);

@@ -7,7 +7,8 @@
 //    a chain in arrival order into the root, block by block;
 //  - root late: E reduces the same way to its earliest rank, the collector; the other late ranks'
 //    chain streams into the collector, which hands each block on to the root in the next round;
-//  - no late ranks: Clairvoyant over all ranks.
+//  - no late ranks: Clairvoyant over all ranks;
+//  - on one node (in.cost.shared_memory): flat, see flat_reduce_in_arrival_order.
 //
 // How many of the last ranks in arrival order count as late (0..8) is chosen by the cost model's
 // estimate on the plan's quantised arrivals (late_fold.hpp), so the schedule depends on the
@@ -81,6 +82,44 @@ double estimate_reduce_late(const GeneratorInput& in, const std::vector<int>& or
   return estimate::mean_elapsed(finish, a);
 }
 
+// The one-node form. Over the shared-memory transport a send is one copy into the sender's own
+// segment and the sender does not wait for its reader, so the root's link is no bottleneck and
+// the best reduce is flat: every other rank publishes its whole buffer once (block by block, so
+// the root reduces a block while the rest is copied) and leaves, and the root reduces the ranks'
+// data in arrival order (the plan's order): the early ranks' data while the late ones compute,
+// the late data in one pass. Every block is sent once: one-version, as the transport needs.
+void flat_reduce_in_arrival_order(const GeneratorInput& in, const std::vector<int>& order,
+                           ScheduleSink& out) {
+  const int root = reduce_root(in);
+  const BlockSet all = BlockSet::range(0, std::max(in.blocks, 1));
+  int64_t round = 0;
+  for (const int r : order) {
+    if (r == root) continue;
+    if (r >= out.first_rank() && r < out.last_rank()) out.send(r, round, root, all);
+    if (root >= out.first_rank() && root < out.last_rank())
+      out.recv(root, round, r, all, Combine::reduce);
+    ++round;
+  }
+}
+
+// The cost model's mean elapsed time of the flat form: a sender is done once it has copied its
+// data, the root reduces each rank's data (gamma per byte) once it is copied, in arrival order. A
+// copy costs half of beta per byte: beta is a message's time, and a message over the
+// shared-memory BTL is copied twice, by the sender and by the receiver (docs/shared-memory.md).
+double estimate_flat_reduce(const GeneratorInput& in, const std::vector<int>& order,
+                     const std::vector<double>& a) {
+  const int root = reduce_root(in);
+  std::vector<double> finish(a);
+  double t = a[root];
+  for (const int r : order) {
+    if (r == root) continue;
+    finish[r] = a[r] + in.cost.beta / 2 * in.bytes;
+    t = std::max(t, finish[r]) + in.cost.gamma * in.bytes;
+  }
+  finish[root] = t;
+  return estimate::mean_elapsed(finish, a);
+}
+
 int chosen_reduce_late(const GeneratorInput& in, const LateFoldPlan& plan) {
   const int p = in.p;
   if (p < 2 || plan.prr.slot.back() == 0) return 0;
@@ -102,6 +141,7 @@ void late_fold_reduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   const int n = runs.count();
   auto one = [&](int b) { return runs.set(b); };
   const LateFoldPlan plan = late_fold_plan(in);
+  if (in.cost.shared_memory) return flat_reduce_in_arrival_order(in, plan.prr.order, out);
   const int late = chosen_reduce_late(in, plan);
   const Layout l = layout(plan.prr.order, root, late);
   const EarlyReduce early = early_reduce(in, runs, l.group, plan.quantised);
@@ -141,12 +181,15 @@ void late_fold_reduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
 }
 
 std::string late_fold_reduce_arrival_key(const GeneratorInput& in) {
-  return late_fold_plan(in).prr.key();
+  // The one-node form reads less of the plan (the order only) but is told apart by the prefix.
+  return (in.cost.shared_memory ? "flat:" : "") + late_fold_plan(in).prr.key();
 }
 
 double late_fold_reduce_predict(const GeneratorInput& in) {
   if (in.p == 1) return 0;
   const LateFoldPlan plan = late_fold_plan(in);
+  if (in.cost.shared_memory)
+    return estimate_flat_reduce(in, plan.prr.order, estimate::arrivals_of(in));
   return estimate_reduce_late(in, plan.prr.order, estimate::arrivals_of(in),
                               chosen_reduce_late(in, plan));
 }

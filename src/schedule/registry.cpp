@@ -102,7 +102,7 @@ const AlgorithmInfo kAlgorithms[] = {
      .generate = late_fold_allreduce_schedule, .sized_blocks = late_fold_blocks,
      .reorders_reduction = true, .uses_arrivals = true,
      .arrival_key = late_fold_allreduce_arrival_key, .auto_role = arrival_aware,
-     .predict = late_fold_allreduce_predict},
+     .predict = late_fold_allreduce_predict, .one_version = true},
     // Reduce (docs/algorithms.md "Reduce").
     {.name = "clairvoyant", .collective = reduce,
      .summary = "Clairvoyant: greedy segment exchange driven by known arrival times (Proficz & "
@@ -116,12 +116,12 @@ const AlgorithmInfo kAlgorithms[] = {
      .generate = late_fold_reduce_schedule, .sized_blocks = late_fold_blocks,
      .reorders_reduction = true, .uses_arrivals = true,
      .arrival_key = late_fold_reduce_arrival_key, .auto_role = arrival_aware,
-     .predict = late_fold_reduce_predict},
+     .predict = late_fold_reduce_predict, .one_version = true},
     {.name = "binomial", .collective = reduce,
      .summary = "binomial tree, whole vector per message (MPICH binomial reduce)",
      .generate = binomial_reduce_schedule, .default_blocks = blocks_one,
      .reorders_reduction = true, .auto_role = balanced,
-     .predict = binomial_reduce_predict},
+     .predict = binomial_reduce_predict, .one_version = true},
     {.name = "rabenseifner", .collective = reduce,
      .summary = "recursive-halving reduce-scatter + binomial gather to the root, any p "
                 "(Rabenseifner 2004)",
@@ -134,11 +134,11 @@ const AlgorithmInfo kAlgorithms[] = {
      .predict = radix_k_reduce_predict},
     {.name = "ring", .collective = reduce,
      .summary = "ring reduce-scatter + direct gather of the chunks to the root",
-     .generate = ring_reduce_schedule, .reorders_reduction = true},
+     .generate = ring_reduce_schedule, .reorders_reduction = true, .one_version = true},
     {.name = "linear", .collective = reduce,
      .summary = "flat: every rank sends its vector to the root, one per round",
      .generate = linear_reduce_schedule, .default_blocks = blocks_one,
-     .reorders_reduction = true},
+     .reorders_reduction = true, .one_version = true},
     // Broadcast and allgather(v) (docs/circulant.md).
     {.name = "circulant", .collective = bcast,
      .summary = "round-optimal n-block broadcast on a circulant graph, n-1+ceil(log2 p) rounds "

@@ -22,6 +22,11 @@ struct CostParams {
   // Ranks outnumber cores on some node (executor/core_sharing.hpp): transfers queue for the CPUs
   // instead of running in parallel, so pipelining cannot pay (pipeline_blocks).
   bool cores_shared = false;
+  // The call runs over the shared-memory transport (every rank on one node,
+  // executor/shared_transport.hpp): a send costs its sender one copy into its own segment and
+  // never waits for the reader. Only late-fold reads it (its one-node form, the reduce's and the
+  // all-reduce's).
+  bool shared_memory = false;
 };
 
 // Everything a generator may depend on. Generators are pure functions of this struct: the same
@@ -87,6 +92,13 @@ struct AlgorithmInfo {
   // mean elapsed time (own arrival to own finish, averaged over ranks) of the schedule for `in`
   // under in.arrivals, estimated in O(p) without building the schedule (estimate.hpp).
   double (*predict)(const GeneratorInput& in) = nullptr;
+  // With cost.shared_memory set (the reduce sets it when the shared-memory transport can carry
+  // the call), every rank's sends of a block carry the same data: no rank receives into a block
+  // between two sends of it (one_version_schedule in src/verify/verifier.hpp; tested for every p
+  // up to 64). A reduce so marked runs over that transport, which publishes a block at its first
+  // send (src/executor/shared_transport.hpp). All-gatherv's schedules only copy
+  // and are one-version by construction.
+  bool one_version = false;
 };
 
 // The whole schedule of `algo` for `in`: every rank's steps. Throws std::invalid_argument on input

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <sstream>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace papcoll {
@@ -306,6 +307,27 @@ VerifyResult verify_schedule(const Schedule& s) {
     first = last;
   }
   return postcondition(s, st);
+}
+
+bool one_version_schedule(const RankSchedule& rs) {
+  // Per block: 0 not sent yet, 1 sent, 2 sent and received into since.
+  std::unordered_map<int, char> state;
+  for (const Step& st : rs.steps) {
+    const std::span<const Op> ops = rs.ops_of(st);
+    // The executors post a step's sends before its receives.
+    for (const Op& op : ops)
+      if (op.kind == OpKind::send)
+        for (int b : op.blocks.ids()) {
+          char& s = state[b];
+          if (s == 2) return false;
+          s = 1;
+        }
+    for (const Op& op : ops)
+      if (op.kind == OpKind::recv)
+        for (int b : op.blocks.ids())
+          if (auto it = state.find(b); it != state.end()) it->second = 2;
+  }
+  return true;
 }
 
 }  // namespace papcoll

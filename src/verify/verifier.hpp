@@ -16,4 +16,11 @@ struct VerifyResult {
 
 VerifyResult verify_schedule(const Schedule& s);
 
+// Whether the rank's sends of each block all carry the same data, i.e. it never receives into a
+// block between two sends of that block: what the shared-memory transport needs, which publishes
+// a block once, at its first send (src/executor/shared_transport.hpp). A receive into a block
+// after its last send is fine (Clairvoyant's root sends a segment of its own and later gets
+// the segment's sum back).
+bool one_version_schedule(const RankSchedule& rs);
+
 }  // namespace papcoll

@@ -43,6 +43,18 @@ lf = json.loads(run("show", "late-fold", "--p", "8", "--arrivals", "0,0.05,0,0,0
 paced = {r.get("paced_until") for r in lf["ranks"]}
 check(len(paced) == 1 and isinstance(min(paced), int) and min(paced) > 0, f"late-fold paced {paced}")
 
+# On one node late-fold is flat in arrival order (docs/algorithms.md, "One node"): every rank but
+# the root sends its whole buffer once, the root reduces them in arrival order (ties by rank).
+flat = json.loads(run("show", "late-fold", "--collective", "reduce", "--p", "4", "--blocks", "8",
+                      "--arrivals", "0,0.02,0,0", "--one-node", "1", "--format", "json").stdout)
+ops = {r["rank"]: [op for st in r["steps"] for op in st["ops"]] for r in flat["ranks"]}
+check([(op["kind"], op["peer"]) for op in ops[0]] == [("recv", 2), ("recv", 3), ("recv", 1)],
+      f"flat root {ops[0]}")
+check(all([(op["kind"], op["peer"], len(op["blocks"])) for op in ops[r]] == [("send", 0, 8)]
+          for r in (1, 2, 3)), "flat senders")
+run("verify", "late-fold", "--p", "1..12", "--one-node", "1", "--random-arrivals", "3")
+run("show", "prr", "--p", "4", "--one-node", "2", expect=2)
+
 # The issue's example: PRR, p=4, rank 0 two tau late, every message one tau.
 c = json.loads(run("cost", "prr", "--p", "4", "--blocks", "4", "--arrivals", "2,0,0,0",
                    "--alpha", "1", "--beta", "0", "--bytes", "4", "--format", "json").stdout)

@@ -8,7 +8,10 @@
 //    message (the sends of one are the receives of the other, round for round, block for block),
 //    and for p up to 257 the whole schedule verifies;
 //  - an arrival-aware generator reads the arrivals only through its arrival key: a pattern with the
-//    same key gives the same schedule.
+//    same key gives the same schedule;
+//  - with cost.shared_memory set (one node) the schedules verify too, and a row marked one_version
+//    (and every all-gatherv) sends each block with one content on every rank, what the
+//    shared-memory transport relies on; an unmarked reduce does not somewhere.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -82,6 +85,30 @@ TEST_P(RegistryContract, WholeVerifiesAndEveryRankAloneEqualsItsPart) {
     for (int r = 0; r < p; ++r)
       ASSERT_EQ(generate_rank(algo, in, r), whole.ranks[r]) << algo.name << " p=" << p << " rank " << r;
   }
+}
+
+TEST_P(RegistryContract, OneVersionWhereMarked) {
+  const AlgorithmInfo& algo = *GetParam();
+  const bool marked = algo.one_version || algo.collective == Collective::allgatherv;
+  std::mt19937_64 rng(20261126);
+  int violations = 0;
+  for (int p = 1; p <= 64; ++p)
+    for (int blocks : {0, 1, 3, 2 * p + 1}) {
+      GeneratorInput in = random_input(algo, p, blocks, rng);
+      in.cost.shared_memory = true;  // as when the transport carries the call
+      const Schedule whole = generate_schedule(algo, in);
+      const VerifyResult v = verify_schedule(whole);
+      ASSERT_TRUE(v.ok) << algo.name << " (one node) p=" << p << ": " << v.error;
+      for (int r = 0; r < p; ++r) {
+        ASSERT_EQ(generate_rank(algo, in, r), whole.ranks[r]) << algo.name << " (one node) p=" << p;
+        if (one_version_schedule(whole.ranks[r])) continue;
+        ++violations;
+        ASSERT_FALSE(marked) << algo.name << " p=" << p << " blocks=" << in.blocks << " rank " << r
+                             << ": a block sent again after a receive into it";
+      }
+    }
+  if (algo.collective == Collective::reduce && !marked)
+    EXPECT_GT(violations, 0) << algo.name << " is one-version for every input tried: mark it";
 }
 
 TEST_P(RegistryContract, ManyBlockCountsVerify) {
