@@ -89,6 +89,11 @@ AutoRequest ReductionCall::auto_request(const CollectiveCall& call,
   base_input(call, &r.base);
   r.base.arrivals = arrivals;
   r.prepare = [this, &call](const AlgorithmInfo& a, GeneratorInput* g) { prepare(call, a, g); };
+  // A pattern from a sampled history costs its measured exchange on every call while the site
+  // acts on it (docs/prediction.md, "Sampling"): p - 1 small messages per rank.
+  if (call.options().arrivals == nullptr && call.predicted().source == PAPCOLL_PATTERN_HISTORY &&
+      call.predicted().sampled)
+    r.pattern_cost = (call.p() - 1) * r.base.cost.alpha;
   return r;
 }
 

@@ -76,7 +76,7 @@ bool leaves_ranks_out(Collective c, const AlgorithmInfo& a, GeneratorInput in,
 }  // namespace
 
 AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base, const PrepareInput& prepare,
-                                double min_gain) {
+                                double min_gain, double pattern_cost) {
   AutoVerdict v;
   if (base.arrivals.empty() || base.p < 2) return v;
   v.imbalance = imbalance_factor(base.arrivals, base.cost, base.bytes);
@@ -89,7 +89,7 @@ AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base, const 
       v.balanced_time = std::min(v.balanced_time, predicted(*a, base, {}, prepare));
       v.native_elapsed = std::min(v.native_elapsed, predicted(*a, base, base.arrivals, prepare));
     } else if (a->auto_role == AutoRole::arrival_aware) {
-      const double t = predicted(*a, base, base.arrivals, prepare);
+      const double t = predicted(*a, base, base.arrivals, prepare) + pattern_cost;
       if (t < v.aware_elapsed) {
         v.aware_elapsed = t;
         v.best_aware = a;
@@ -117,24 +117,27 @@ AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base, const 
 }
 
 const AlgorithmInfo* choose_allreduce(int64_t count, bool commutative, const GeneratorInput& base,
-                                      const PrepareInput& prepare, AutoVerdict* verdict) {
+                                      const PrepareInput& prepare, AutoVerdict* verdict,
+                                      double pattern_cost) {
   if (!commutative || count < base.p) {
     if (verdict != nullptr) *verdict = AutoVerdict{nullptr, AutoWhy::rule};
     return nullptr;
   }
   const AutoVerdict v =
-      choose_for_arrivals(Collective::allreduce, base, prepare, kAutoMinGainAllreduce);
+      choose_for_arrivals(Collective::allreduce, base, prepare, kAutoMinGainAllreduce, pattern_cost);
   if (verdict != nullptr) *verdict = v;
   return v.algo;
 }
 
 const AlgorithmInfo* choose_reduce(bool commutative, const GeneratorInput& base,
-                                   const PrepareInput& prepare, AutoVerdict* verdict) {
+                                   const PrepareInput& prepare, AutoVerdict* verdict,
+                                   double pattern_cost) {
   if (!commutative) {
     if (verdict != nullptr) *verdict = AutoVerdict{nullptr, AutoWhy::rule};
     return nullptr;
   }
-  const AutoVerdict v = choose_for_arrivals(Collective::reduce, base, prepare, kAutoMinGainReduce);
+  const AutoVerdict v =
+      choose_for_arrivals(Collective::reduce, base, prepare, kAutoMinGainReduce, pattern_cost);
   if (verdict != nullptr) *verdict = v;
   return v.algo;
 }
@@ -200,12 +203,12 @@ AutoChoice choose_auto(Collective c, const AutoRequest& r) {
   AutoVerdict v;
   switch (c) {
     case Collective::allreduce:
-      choice.algo = choose_allreduce(r.units, r.commutative, r.base, r.prepare, &v);
+      choice.algo = choose_allreduce(r.units, r.commutative, r.base, r.prepare, &v, r.pattern_cost);
       choice.why = v.why;
       choice.gain = v.gain;
       break;
     case Collective::reduce:
-      choice.algo = choose_reduce(r.commutative, r.base, r.prepare, &v);
+      choice.algo = choose_reduce(r.commutative, r.base, r.prepare, &v, r.pattern_cost);
       choice.why = v.why;
       choice.gain = v.gain;
       break;

@@ -84,18 +84,21 @@ struct AutoVerdict {
 // The rule above over the registry's candidates of collective c (AlgorithmInfo::auto_role), each
 // costed by its O(p) estimate (AlgorithmInfo::predict) for `base` as `prepare` completes it. `base`
 // has p, root, cost, bytes and the agreed arrivals (empty: none).
+// `pattern_cost` (AutoRequest::pattern_cost) is added to every aware candidate's estimate.
 AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base, const PrepareInput& prepare,
-                                double min_gain);
+                                double min_gain, double pattern_cost = 0);
 
 // "auto" per collective, every one a function of agreed input only (docs/algorithms.md, "auto"):
 // allreduce: MPI's collective for non-commutative ops (every schedule reorders the reduction) and
 // for vectors shorter than p (most blocks would be empty), else choose_for_arrivals with
 // kAutoMinGainAllreduce.
 const AlgorithmInfo* choose_allreduce(int64_t count, bool commutative, const GeneratorInput& base,
-                                      const PrepareInput& prepare, AutoVerdict* verdict = nullptr);
+                                      const PrepareInput& prepare, AutoVerdict* verdict = nullptr,
+                                      double pattern_cost = 0);
 // reduce: MPI_Reduce for a non-commutative op, else choose_for_arrivals with kAutoMinGainReduce.
 const AlgorithmInfo* choose_reduce(bool commutative, const GeneratorInput& base,
-                                   const PrepareInput& prepare, AutoVerdict* verdict = nullptr);
+                                   const PrepareInput& prepare, AutoVerdict* verdict = nullptr,
+                                   double pattern_cost = 0);
 // bcast and allgatherv run papcoll's own schedules (docs/algorithms.md, "auto of bcast and
 // allgatherv"): the balanced one (`balanced`: the circulant broadcast or all-gatherv, Traff 2023)
 // unless the agreed arrivals of `base` have an imbalance factor of at least kAutoMinImbalance,
@@ -136,6 +139,11 @@ struct AutoRequest {
   GeneratorInput base;       // p, root, cost, bytes, counts and the agreed arrivals
   PrepareInput prepare;      // completes `base` for one algorithm (blocks, round time)
   bool shared_memory = false;  // all-gatherv: the shared-memory transport can carry the call
+  // allreduce, reduce: what acting on the pattern costs per call on top of the algorithm: with a
+  // sampled history (docs/prediction.md, "Sampling") a site whose calls run an arrival-aware
+  // algorithm is measured on every call, p - 1 small messages per rank; 0 when the pattern comes
+  // from the caller or from a measurement made anyway. Added to the aware candidate's estimate.
+  double pattern_cost = 0;
 };
 struct AutoChoice {
   const AlgorithmInfo* algo = nullptr;  // the registry row that runs

@@ -570,6 +570,7 @@ int Monitor::enter_call(MPI_Comm comm, double entry_steady, int site, const char
     handed_spread_ = HistoryTable::spread(h);
     cp.arrivals = std::move(h);
     cp.source = PAPCOLL_PATTERN_HISTORY;
+    cp.sampled = set_.history_sample > 1;
   }
   last_pattern_ = cp.arrivals;
   last_source_ = cp.source;

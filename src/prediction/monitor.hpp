@@ -47,6 +47,9 @@ double steady_seconds();
 struct CallPattern {
   std::vector<double> arrivals;  // relative seconds, one per rank; empty: all equal
   int source = PAPCOLL_PATTERN_NONE;
+  // A history pattern of a sampling monitor (history_sample > 1): a site that acts on it is
+  // measured on every call (docs/prediction.md, "Sampling"), which `auto` weighs.
+  bool sampled = false;
 };
 
 // Live resources of all monitors of the process (for the leak tests).
