@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <random>
 #include <string>
 
@@ -209,6 +210,22 @@ TEST(LateFold, PacesOnlyWhereEveryReceiverIsPredictedPresent) {
       GeneratorInput in = together;
       in.blocks = std::max(1, default_block_count(a, in));
       for (const RankSchedule& rs : generate_schedule(a, in).ranks) EXPECT_EQ(rs.paced_until, 0);
+      // Several late ranks (a chain): every round is paced, and still no message goes to a late
+      // rank before its own first step (its predicted arrival).
+      std::vector<double> arr(48, 0.0);
+      const std::vector<int> late_ranks = {3, 17, 30, 41};
+      for (int r : late_ranks) arr[r] = 0.1;
+      const Schedule s = generate_schedule(a, gige_input(a, 48, arr, -1));
+      for (const RankSchedule& rs : s.ranks)
+        EXPECT_EQ(rs.paced_until, std::numeric_limits<int64_t>::max());
+      for (int late_rank : late_ranks) {
+        const int64_t first = s.ranks[late_rank].steps.front().round;
+        for (const RankSchedule& rs : s.ranks)
+          for (const Step& st : rs.steps)
+            for (const Op& op : rs.ops_of(st))
+              if (op.kind == OpKind::send && op.peer == late_rank)
+                EXPECT_GE(st.round, first) << "rank " << rs.rank << " to late rank " << late_rank;
+      }
     }
   }
 }
