@@ -170,19 +170,22 @@ namespace {
 // send is one copy into the sender's own segment and never waits for its reader. The earliest
 // rank reduces every other rank's data in arrival order as it is published (the early ranks'
 // while the late ones compute); with the last rank's block b it has block b of the result, which
-// it publishes at once for every rank to copy, so after the last arrival the last rank's copy in,
-// the root's reduction and the result's copy out overlap block by block. Every block is sent once
-// per version: one-version.
+// it publishes at once, so after the last arrival the last rank's copy in, the root's reduction
+// and the result's copy out overlap block by block. Every block is sent once per version:
+// one-version. The root's schedule is O(p + n): the result is published block by block through
+// sends to one rank, and every other rank takes it in one receive of all blocks (over the window
+// it waits for each block's flag in turn, so it still overlaps the root's work).
 void flat_allreduce_in_arrival_order(const GeneratorInput& in, const std::vector<int>& order,
                                      ScheduleSink& out) {
   const int p = in.p, n = std::max(in.blocks, 1), root = order[0], last = order[p - 1];
   const BlockSet all = BlockSet::range(0, n);
   auto mine = [&](int r) { return r >= out.first_rank() && r < out.last_rank(); };
   // order[i] (0 < i < p - 1) sends in round i - 1; the last rank sends block b in round
-  // p - 2 + b and the root hands block b of the result to the others in the round after; the last
-  // rank takes its result after it has sent everything (round p - 2 + n + b), so that its
-  // copies in never wait for the root.
-  const int64_t last_round = p - 2;
+  // p - 2 + b; the root publishes block b of the result in the round after by sending it to
+  // order[1] (with p > 2), and sends all of it to the others in round p - 1 + n, after the last
+  // rank has sent everything.
+  const int64_t last_round = p - 2, whole_round = last_round + n + 1;
+  const int first_reader = p > 2 ? order[1] : -1;
   for (int i = 1; i < p - 1; ++i) {
     if (mine(order[i])) out.send(order[i], i - 1, root, all);
     if (mine(root)) out.recv(root, i - 1, order[i], all, Combine::reduce);
@@ -192,15 +195,15 @@ void flat_allreduce_in_arrival_order(const GeneratorInput& in, const std::vector
     if (mine(last)) out.send(last, last_round + b, root, one);
     if (mine(root)) {
       out.recv(root, last_round + b, last, one, Combine::reduce);
-      for (int i = 1; i < p - 1; ++i) out.send(root, last_round + b + 1, order[i], one);
+      if (first_reader >= 0) out.send(root, last_round + b + 1, first_reader, one);
     }
-    for (int i = 1; i < p - 1; ++i)
-      if (mine(order[i])) out.recv(order[i], last_round + b + 1, root, one, Combine::copy);
+    if (first_reader >= 0 && mine(first_reader))
+      out.recv(first_reader, last_round + b + 1, root, one, Combine::copy);
   }
-  for (int b = 0; b < n; ++b) {
-    const BlockSet one = BlockSet::range(b, b + 1);
-    if (mine(root)) out.send(root, last_round + n + b, last, one);
-    if (mine(last)) out.recv(last, last_round + n + b, root, one, Combine::copy);
+  for (int i = 1; i < p; ++i) {
+    if (order[i] == first_reader) continue;
+    if (mine(root)) out.send(root, whole_round, order[i], all);
+    if (mine(order[i])) out.recv(order[i], whole_round, root, all, Combine::copy);
   }
 }
 
