@@ -6,6 +6,7 @@
 
 #include "api/reduction_call.hpp"
 #include "executor/executor.hpp"
+#include "executor/shared_transport.hpp"
 
 namespace papcoll {
 namespace {
@@ -65,7 +66,9 @@ class AllreduceCall final : public ReductionCall {
       // A type with holes: its data packed into units, reduced there, unpacked into recvbuf.
       char* stage = ctx.work.reserve(view_.units * view_.unit.size);
       s = pack_elements(stage, data_of(sendbuf_), count_, layout_, ctx.comm);
-      if (s.ok()) s = run(call, rs, in, ExecBuffer{stage, view_.units, view_.unit, op_}, window);
+      if (s.ok())
+        s = execute_schedule_on(rs, in.blocks, ExecBuffer{stage, view_.units, view_.unit, op_},
+                                ctx.comm, ctx.scratch, window);
       if (!s.ok()) ctx.work.abandon();
       if (s.ok()) s = unpack_elements(recvbuf_, stage, count_, layout_, ctx.comm);
     }

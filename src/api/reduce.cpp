@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "api/reduction_call.hpp"
+#include "executor/shared_transport.hpp"
 #include "executor/executor_reduce.hpp"
 
 namespace papcoll {
@@ -83,7 +84,9 @@ class ReduceCall final : public ReductionCall {
       // result into recvbuf).
       char* stage = ctx.work.reserve(view_.units * view_.unit.size);
       s = pack_elements(stage, data_of(sendbuf_), count_, layout_, ctx.comm);
-      if (s.ok()) s = run(call, rs, in, ExecBuffer{stage, view_.units, view_.unit, op_}, window);
+      if (s.ok())
+        s = execute_schedule_on(rs, in.blocks, ExecBuffer{stage, view_.units, view_.unit, op_},
+                                ctx.comm, ctx.scratch, window);
       if (!s.ok()) ctx.work.abandon();
       if (s.ok() && is_root_) s = unpack_elements(recvbuf_, stage, count_, layout_, ctx.comm);
     }

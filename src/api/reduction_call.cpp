@@ -72,14 +72,6 @@ SharedWindow* ReductionCall::window(CollectiveCall& call, const GeneratorInput& 
   return call.context().shared_window(in.blocks, view_.units * view_.unit.size);
 }
 
-MpiStatus ReductionCall::run(CollectiveCall& call, const RankSchedule& rs,
-                             const GeneratorInput& in, const ExecBuffer& buf,
-                             SharedWindow* window) {
-  CommContext& ctx = call.context();
-  return window != nullptr
-             ? execute_schedule_shared(rs, in.blocks, buf, *window, ctx.comm, ctx.scratch)
-             : execute_schedule(rs, in.blocks, buf, ctx.comm, ctx.scratch);
-}
 
 AutoRequest ReductionCall::auto_request(const CollectiveCall& call,
                                         const std::vector<double>& arrivals) {

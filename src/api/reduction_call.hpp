@@ -47,9 +47,6 @@ class ReductionCall : public CollectiveDescription {
   // one-version and the generator input says the transport can carry the call, which every rank
   // agrees on; null for messages. Collective (it may grow the window).
   SharedWindow* window(CollectiveCall& call, const GeneratorInput& in) const;
-  // `rs` on `buf` over the window when there is one, else with messages.
-  static MpiStatus run(CollectiveCall& call, const RankSchedule& rs, const GeneratorInput& in,
-                       const ExecBuffer& buf, SharedWindow* window);
   // A send buffer's data in the view's units.
   const void* data_of(const void* sendbuf) const { return sendbuf == MPI_IN_PLACE ? recvbuf_ : sendbuf; }
 

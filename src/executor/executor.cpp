@@ -291,9 +291,8 @@ MpiStatus execute_allreduce(const RankSchedule& rs, int blocks, const void* send
     const MpiStatus c = copy_elements(recvbuf, sendbuf, count, layout, comm);
     if (!c.ok()) return c;
   }
-  const ExecBuffer buf{recvbuf, count, layout, op};
-  if (window != nullptr) return execute_schedule_shared(rs, blocks, buf, *window, comm, scratch);
-  return execute_schedule(rs, blocks, buf, comm, scratch);
+  return execute_schedule_on(rs, blocks, ExecBuffer{recvbuf, count, layout, op}, comm, scratch,
+                             window);
 }
 
 }  // namespace papcoll

@@ -20,8 +20,7 @@ MpiStatus execute_reduce(const RankSchedule& rs, int blocks, int rank, int root,
                          ScratchBuffer& scratch, ScratchBuffer& work, SharedWindow* window) {
   if (count == 0) return {};
   auto run = [&](const ExecBuffer& buf) {
-    return window != nullptr ? execute_schedule_shared(rs, blocks, buf, *window, comm, scratch)
-                             : execute_schedule(rs, blocks, buf, comm, scratch);
+    return execute_schedule_on(rs, blocks, buf, comm, scratch, window);
   };
   if (rank == root) {
     if (sendbuf != MPI_IN_PLACE) {

@@ -29,10 +29,7 @@ MpiStatus execute_allgatherv(const RankSchedule& rs, const std::vector<BlockRang
   for (const BlockRange& r : table) total += r.count;
   ExecBuffer buf{recvbuf, total, layout, MPI_OP_NULL};
   buf.block_table = &table;
-  if (window != nullptr)
-    return execute_schedule_shared(rs, static_cast<int>(table.size()), buf, *window, comm,
-                                   scratch);
-  return execute_schedule(rs, static_cast<int>(table.size()), buf, comm, scratch);
+  return execute_schedule_on(rs, static_cast<int>(table.size()), buf, comm, scratch, window);
 }
 
 }  // namespace papcoll

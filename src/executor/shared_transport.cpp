@@ -89,4 +89,10 @@ MpiStatus execute_schedule_shared(const RankSchedule& rs, int blocks, const Exec
   return {};
 }
 
+MpiStatus execute_schedule_on(const RankSchedule& rs, int blocks, const ExecBuffer& buf,
+                              MPI_Comm comm, ScratchBuffer& scratch, SharedWindow* window) {
+  return window != nullptr ? execute_schedule_shared(rs, blocks, buf, *window, comm, scratch)
+                           : execute_schedule(rs, blocks, buf, comm, scratch);
+}
+
 }  // namespace papcoll

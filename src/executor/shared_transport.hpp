@@ -39,4 +39,9 @@ bool fits_shared_window(int p, int64_t blocks, int64_t data_bytes);
 MpiStatus execute_schedule_shared(const RankSchedule& rs, int blocks, const ExecBuffer& buf,
                                   SharedWindow& win, MPI_Comm comm, ScratchBuffer& scratch);
 
+// `rs` over `window` when there is one (the caller's agreed choice), else with messages
+// (execute_schedule): the one place the two transports are chosen between.
+MpiStatus execute_schedule_on(const RankSchedule& rs, int blocks, const ExecBuffer& buf,
+                              MPI_Comm comm, ScratchBuffer& scratch, SharedWindow* window);
+
 }  // namespace papcoll

@@ -89,7 +89,7 @@ double estimate_reduce_late(const GeneratorInput& in, const std::vector<int>& or
 // data in arrival order (the plan's order): the early ranks' data while the late ones compute,
 // the late data in one pass. Every block is sent once: one-version, as the transport needs.
 void flat_reduce_in_arrival_order(const GeneratorInput& in, const std::vector<int>& order,
-                           ScheduleSink& out) {
+                                  ScheduleSink& out) {
   const int root = reduce_root(in);
   const BlockSet all = BlockSet::range(0, std::max(in.blocks, 1));
   int64_t round = 0;
@@ -107,7 +107,7 @@ void flat_reduce_in_arrival_order(const GeneratorInput& in, const std::vector<in
 // copy costs half of beta per byte: beta is a message's time, and a message over the
 // shared-memory BTL is copied twice, by the sender and by the receiver (docs/shared-memory.md).
 double estimate_flat_reduce(const GeneratorInput& in, const std::vector<int>& order,
-                     const std::vector<double>& a) {
+                            const std::vector<double>& a) {
   const int root = reduce_root(in);
   std::vector<double> finish(a);
   double t = a[root];

@@ -92,12 +92,12 @@ struct AlgorithmInfo {
   // mean elapsed time (own arrival to own finish, averaged over ranks) of the schedule for `in`
   // under in.arrivals, estimated in O(p) without building the schedule (estimate.hpp).
   double (*predict)(const GeneratorInput& in) = nullptr;
-  // With cost.shared_memory set (the reduce sets it when the shared-memory transport can carry
-  // the call), every rank's sends of a block carry the same data: no rank receives into a block
-  // between two sends of it (one_version_schedule in src/verify/verifier.hpp; tested for every p
-  // up to 64). A reduce so marked runs over that transport, which publishes a block at its first
-  // send (src/executor/shared_transport.hpp). All-gatherv's schedules only copy
-  // and are one-version by construction.
+  // With cost.shared_memory set (reduce and all-reduce set it when the shared-memory transport
+  // can carry the call), every rank's sends of a block carry the same data: no rank receives into
+  // a block between two sends of it (one_version_schedule in src/verify/verifier.hpp; tested for
+  // every p up to 64). A reduction so marked runs over that transport, which publishes a block at
+  // its first send (src/executor/shared_transport.hpp). All-gatherv's schedules only copy and are
+  // one-version by construction.
   bool one_version = false;
 };
 
