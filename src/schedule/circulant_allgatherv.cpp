@@ -4,17 +4,17 @@
 // so in round t (index k) r sends to t_r = r + skip[k], for every origin o except the to-processor
 // itself (it is that origin's root), the block the to-processor receives, recvblock_{(t_r-o) mod p}
 // [k] + offset of o (correctness condition 2), and receives recvblock_{(r-o) mod p}[k] + offset of
-// every origin o != r. As in the paper, each processor computes the receive schedule of every
-// virtual processor, O(p log p); a round's message itself names p blocks.
+// every origin o != r. A rank's part is its n - 1 + q rounds, O(n + log p): a message is named by
+// its round and receiver (circulant_message.hpp) and its p blocks are listed when it is packed,
+// from the receive schedule of every virtual processor as in the paper.
 //
 // n is the largest number of blocks an origin owns (ceil(B/p)); an origin with fewer blocks maps
 // block j to min(j, its count - 1), a monotone capping like Algorithm 1's, which keeps every send
 // backed by an earlier receive.
 #include <algorithm>
-#include <vector>
 
 #include "schedule/allgatherv_generators.hpp"
-#include "schedule/circulant_recv.hpp"
+#include "schedule/circulant_message.hpp"
 #include "schedule/circulant_tables.hpp"
 
 namespace papcoll {
@@ -25,36 +25,18 @@ void circulant_allgatherv_schedule(const GeneratorInput& in, ScheduleSink& out) 
   if (p == 1) return;
   const circulant::Skips sk = circulant::make_skips(p);
   const int q = sk.q;
-  std::vector<int> recv(static_cast<size_t>(p) * q);
-  for (int v = 0; v < p; ++v) circulant::recv_schedule(sk, v, &recv[static_cast<size_t>(v) * q]);
-  auto recvblock = [&](int v, int k) { return recv[static_cast<size_t>(v) * q + k]; };
-  std::vector<int> first(static_cast<size_t>(p) + 1);
-  for (int o = 0; o <= p; ++o) first[o] = origin_first_block(blocks, p, o);
   const int n = (blocks + p - 1) / p;
-  // Global id of block j of origin o, or -1 when o owns no blocks.
-  auto global = [&](int o, int j) {
-    const int count = first[o + 1] - first[o];
-    return count == 0 ? -1 : first[o] + std::min(j, count - 1);
-  };
-  for (int r = out.first_rank(); r < out.last_rank(); ++r)
+  for (int r = out.first_rank(); r < out.last_rank(); ++r) {
+    out.reserve(r, 2 * static_cast<size_t>(circulant::real_rounds(q, n)));
     for (int t = 0; t < circulant::real_rounds(q, n); ++t) {
       const circulant::Round rd = circulant::round_of(q, n, t);
       const int skip = sk.skip[rd.k];
       const int to = (r + skip) % p, from = (r - skip + p) % p;
-      BlockSet sent, got;
-      for (int o = 0; o < p; ++o) {
-        if (o != to) {
-          const int j = recvblock(((to - o) % p + p) % p, rd.k) + rd.offset;
-          if (j >= 0 && global(o, j) >= 0) sent.append(global(o, j));
-        }
-        if (o != r) {
-          const int j = recvblock(((r - o) % p + p) % p, rd.k) + rd.offset;
-          if (j >= 0 && global(o, j) >= 0) got.append(global(o, j));
-        }
-      }
-      out.send(r, t, to, std::move(sent));
-      out.recv(r, t, from, std::move(got), Combine::copy);
+      out.send(r, t, to, circulant::allgather_message(sk, blocks, rd.k, rd.offset, to));
+      out.recv(r, t, from, circulant::allgather_message(sk, blocks, rd.k, rd.offset, r),
+               Combine::copy);
     }
+  }
 }
 
 }  // namespace papcoll

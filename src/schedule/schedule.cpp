@@ -1,6 +1,7 @@
 #include "schedule/schedule.hpp"
 
 #include <algorithm>
+#include <mutex>
 #include <stdexcept>
 
 namespace papcoll {
@@ -14,7 +15,39 @@ BlockSet::BlockSet(const std::vector<int>& ids) {
   for (int b : sorted) append(b);
 }
 
+struct BlockSet::Listing {
+  explicit Listing(std::shared_ptr<const BlockRule> r) : rule(std::move(r)) {}
+  std::shared_ptr<const BlockRule> rule;
+  std::once_flag once;  // schedules are shared (the cache), so two threads may read one first
+  BlockSet ids;
+};
+
+BlockSet BlockSet::named_by(std::shared_ptr<const BlockRule> rule) {
+  if (rule == nullptr) throw std::logic_error("BlockSet::named_by: no rule");
+  auto listing = std::make_shared<Listing>(std::move(rule));
+  BlockSet s;
+  s.more_.~vector();
+  new (&s.lazy_) std::shared_ptr<Listing>(std::move(listing));
+  s.head_ = {0, kRule};
+  return s;
+}
+
+std::span<const BlockRun> BlockSet::listed_runs() const {
+  Listing& l = *lazy_;
+  std::call_once(l.once, [&] {
+    l.rule->expand(l.ids);
+    if (l.ids.empty()) throw std::logic_error("BlockSet: a rule named no block");
+  });
+  return l.ids.runs();
+}
+
+int64_t BlockSet::heap_bytes() const {
+  if (is_rule()) return static_cast<int64_t>(sizeof(Listing)) + lazy_->rule->listing_bytes();
+  return static_cast<int64_t>(more_.capacity() * sizeof(BlockRun));
+}
+
 void BlockSet::append_range(int first, int last) {
+  if (is_rule()) throw std::logic_error("BlockSet: a rule's set is complete");
   if (last <= first) return;
   if (empty()) {
     head_ = {first, last - first};
@@ -51,6 +84,8 @@ std::vector<int> BlockSet::ids() const {
 }
 
 bool BlockSet::operator==(const BlockSet& o) const {
+  if (is_rule() && o.is_rule() && (lazy_ == o.lazy_ || lazy_->rule->same(*o.lazy_->rule)))
+    return true;
   const std::span<const BlockRun> a = runs(), b = o.runs();
   return std::equal(a.begin(), a.end(), b.begin(), b.end());
 }
@@ -63,9 +98,7 @@ void RankSchedule::new_step(int64_t round) {
 
 int64_t RankSchedule::bytes() const {
   int64_t n = static_cast<int64_t>(steps.capacity() * sizeof(Step) + ops.capacity() * sizeof(Op));
-  for (const Op& op : ops)
-    if (op.blocks.runs().size() > 1)
-      n += static_cast<int64_t>(op.blocks.runs().size() * sizeof(BlockRun));
+  for (const Op& op : ops) n += op.blocks.heap_bytes();
   return n;
 }
 

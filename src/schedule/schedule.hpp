@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
+#include <new>
 #include <span>
 #include <string>
 #include <vector>
@@ -30,10 +32,28 @@ struct BlockRun {
   bool operator==(const BlockRun&) const = default;
 };
 
+class BlockSet;
+
+// Blocks named by a rule instead of listed (docs/schedule-format.md, "Rule-named blocks"): for a
+// message whose ids form no few runs yet follow from arithmetic every rank can do, such as
+// Algorithm 2's message with one block of every origin (circulant_message.hpp). A generator emits
+// such an op in O(1); the O(p) listing is formed on the first read and kept, where the message is
+// packed anyway.
+class BlockRule {
+ public:
+  virtual ~BlockRule() = default;
+  // Appends the named ids, ascending, to the empty set `out`; at least one.
+  virtual void expand(BlockSet& out) const = 0;
+  // True only if `other` names the same ids (a cheap test by construction; false is no verdict).
+  virtual bool same(const BlockRule& other) const = 0;
+  // Upper bound of the listing's heap bytes (the schedule cache counts them before any read).
+  virtual int64_t listing_bytes() const = 0;
+};
+
 // A set of block ids kept as ascending, maximal runs of consecutive ids.
 class BlockSet {
  public:
-  BlockSet() = default;
+  BlockSet() noexcept {}
   // Any order; duplicates are dropped.
   BlockSet(std::initializer_list<int> ids);
   explicit BlockSet(const std::vector<int>& ids);
@@ -44,16 +64,45 @@ class BlockSet {
     return s;
   }
 
-  // Appends ids above every id already held (ascending construction, O(1)).
+  // The ids `rule` names (never empty), listed on the first read; copies share the listing.
+  static BlockSet named_by(std::shared_ptr<const BlockRule> rule);
+
+  BlockSet(const BlockSet& o) : head_(o.head_) {
+    if (o.is_rule()) [[unlikely]]
+      new (&lazy_) std::shared_ptr<Listing>(o.lazy_);
+    else
+      new (&more_) std::vector<BlockRun>(o.more_);
+  }
+  BlockSet(BlockSet&& o) noexcept : head_(o.head_) { take(o); }
+  BlockSet& operator=(const BlockSet& o) {
+    if (this != &o) *this = BlockSet(o);
+    return *this;
+  }
+  BlockSet& operator=(BlockSet&& o) noexcept {
+    if (this != &o) {
+      destroy();
+      head_ = o.head_;
+      take(o);
+    }
+    return *this;
+  }
+  ~BlockSet() { destroy(); }
+
+  // Appends ids above every id already held (ascending construction, O(1)); not to a rule's set.
   void append(int b) { append_range(b, b + 1); }
   void append_range(int first, int last);
 
   bool empty() const { return head_.count == 0; }
   int64_t size() const;  // number of ids
   std::span<const BlockRun> runs() const {
+    if (is_rule()) [[unlikely]]
+      return listed_runs();
     return more_.empty() ? std::span<const BlockRun>(&head_, head_.count > 0 ? 1 : 0)
                          : std::span<const BlockRun>(more_);
   }
+  bool named_by_rule() const { return is_rule(); }
+  // Heap bytes held (a rule's set: its bound, listed or not).
+  int64_t heap_bytes() const;
   int front() const { return runs().front().first; }
   int back() const { return runs().back().end() - 1; }
   bool contains(int b) const;
@@ -69,8 +118,36 @@ class BlockSet {
   bool operator==(const BlockSet& o) const;
 
  private:
-  BlockRun head_;               // the only run, while more_ is empty
-  std::vector<BlockRun> more_;  // every run, once there are two or more
+  struct Listing;  // a rule and, once read, its ids (schedule.cpp)
+  // A rule's set is marked by head_.count == kRule and holds lazy_ instead of more_: a union, so
+  // that the set stays 32 bytes (every op of every schedule holds one; a separate pointer made
+  // the ring's generation 1.5x slower).
+  static constexpr int kRule = -1;
+  bool is_rule() const { return head_.count == kRule; }
+  std::span<const BlockRun> listed_runs() const;
+  // Moves o's storage into this one's (head_ already copied); o is left empty.
+  void take(BlockSet& o) noexcept {
+    if (o.is_rule()) [[unlikely]] {
+      new (&lazy_) std::shared_ptr<Listing>(std::move(o.lazy_));
+      o.lazy_.~shared_ptr();
+      new (&o.more_) std::vector<BlockRun>();
+      o.head_ = {};
+    } else {
+      new (&more_) std::vector<BlockRun>(std::move(o.more_));
+    }
+  }
+  void destroy() noexcept {
+    if (is_rule()) [[unlikely]]
+      lazy_.~shared_ptr();
+    else
+      more_.~vector();
+  }
+
+  BlockRun head_;  // the only run, while more_ is empty
+  union {
+    std::vector<BlockRun> more_{};   // every run, once there are two or more
+    std::shared_ptr<Listing> lazy_;  // a rule's set (head_.count == kRule)
+  };
 };
 
 struct Op {
@@ -104,7 +181,7 @@ struct RankSchedule {
     return {ops.data() + s.first_op, static_cast<size_t>(s.op_count)};
   }
   // Appends `op` to the step of `round`, which must be the last step's round or a later one.
-  void add(int64_t round, Op op) {
+  void add(int64_t round, Op&& op) {
     if (steps.empty() || steps.back().round != round) new_step(round);
     ops.push_back(std::move(op));
     ++steps.back().op_count;

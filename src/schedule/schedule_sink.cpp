@@ -19,7 +19,7 @@ void ScheduleSink::misuse(int rank, const Op& op) const {
   throw std::logic_error("schedule transfer from a rank to itself");
 }
 
-void ScheduleSink::add_unordered(RankOps& r, int64_t round, Op op) {
+void ScheduleSink::add_unordered(RankOps& r, int64_t round, Op&& op) {
   if (r.ordered) {
     r.ordered = false;
     r.rounds.reserve(r.rs.ops.capacity());

@@ -58,7 +58,7 @@ class ScheduleSink {
     bool ordered = true;
     std::vector<int64_t> rounds;  // per op, once !ordered
   };
-  void add(int rank, int64_t round, Op op) {
+  void add(int rank, int64_t round, Op&& op) {
     if (!wants(rank) || op.peer == rank) [[unlikely]]
       misuse(rank, op);
     RankOps& r = ranks_[static_cast<size_t>(rank - first_)];
@@ -69,7 +69,7 @@ class ScheduleSink {
     add_unordered(r, round, std::move(op));
   }
   [[noreturn]] void misuse(int rank, const Op& op) const;
-  void add_unordered(RankOps& r, int64_t round, Op op);
+  void add_unordered(RankOps& r, int64_t round, Op&& op);
 
   int p_, first_, last_;
   int64_t paced_until_ = 0;

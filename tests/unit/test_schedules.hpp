@@ -44,7 +44,7 @@ RankSchedule without_ops(const RankSchedule& rs, Drop drop) {
   out.rank = rs.rank;
   for (const Step& st : rs.steps)
     for (const Op& op : rs.ops_of(st))
-      if (!drop(st, op)) out.add(st.round, op);
+      if (!drop(st, op)) out.add(st.round, Op(op));
   return out;
 }
 

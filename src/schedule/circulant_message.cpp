@@ -1,0 +1,96 @@
+#include "schedule/circulant_message.hpp"
+
+#include <algorithm>
+#include <mutex>
+
+#include "schedule/allgatherv_generators.hpp"
+#include "schedule/circulant_recv.hpp"
+#include "schedule/circulant_skips.hpp"
+
+namespace papcoll::circulant {
+
+RecvTable::RecvTable(int p) : p_(p), q_(make_skips(p).q) {
+  const Skips sk = make_skips(p);
+  cells_.resize(static_cast<size_t>(p) * q_);
+  int row[kMaxQ];
+  for (int v = 0; v < p; ++v) {
+    recv_schedule(sk, v, row);
+    for (int k = 0; k < q_; ++k) cells_[static_cast<size_t>(k) * p + v] = static_cast<int8_t>(row[k]);
+  }
+}
+
+std::shared_ptr<const RecvTable> recv_table(int p) {
+  // A communicator has one size, a program a few: the last kKept tables stay, most recent first.
+  constexpr size_t kKept = 4;
+  static std::mutex mutex;
+  static std::vector<std::shared_ptr<const RecvTable>> kept;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = std::find_if(kept.begin(), kept.end(), [&](const auto& t) { return t->p() == p; });
+  std::shared_ptr<const RecvTable> table =
+      it != kept.end() ? *it : std::make_shared<const RecvTable>(p);
+  if (it != kept.end()) kept.erase(it);
+  kept.insert(kept.begin(), table);
+  if (kept.size() > kKept) kept.pop_back();
+  return table;
+}
+
+namespace {
+
+class AllgatherMessage final : public BlockRule {
+ public:
+  AllgatherMessage(int p, int blocks, int k, int offset, int to)
+      : p_(p), blocks_(blocks), k_(k), offset_(offset), to_(to) {}
+
+  void expand(BlockSet& out) const override {
+    const std::shared_ptr<const RecvTable> table = recv_table(p_);
+    const int8_t* col = table->column(k_);
+    // Origin o's first block ceil(o B / p) = o base + ceil(o extra / p), stepped without a
+    // division: whole + (frac > 0) with o extra = whole p + frac.
+    const int base = blocks_ / p_, extra = blocks_ % p_;
+    int whole = 0, frac = 0, first = 0;
+    for (int o = 0; o < p_; ++o) {
+      frac += extra;
+      if (frac >= p_) frac -= p_, ++whole;
+      const int next = (o + 1) * base + whole + (frac > 0);
+      if (o != to_ && next > first) {
+        const int j = col[o < to_ ? to_ - o : to_ - o + p_] + offset_;
+        if (j >= 0) out.append(first + std::min(j, next - first - 1));
+      }
+      first = next;
+    }
+  }
+
+  bool same(const BlockRule& other) const override {
+    const auto* o = dynamic_cast<const AllgatherMessage*>(&other);
+    return o != nullptr && o->p_ == p_ && o->blocks_ == blocks_ && o->k_ == k_ &&
+           o->offset_ == offset_ && o->to_ == to_;
+  }
+
+  // At most one run per origin.
+  int64_t listing_bytes() const override {
+    return static_cast<int64_t>(p_) * static_cast<int64_t>(sizeof(BlockRun));
+  }
+
+ private:
+  int p_, blocks_, k_, offset_, to_;
+};
+
+}  // namespace
+
+BlockSet allgather_message(const Skips& sk, int blocks, int k, int offset, int to) {
+  const int p = sk.p;
+  if (p < 2) return {};
+  if (blocks > p)
+    return k + offset < 0 ? BlockSet{}
+                          : BlockSet::named_by(
+                                std::make_shared<const AllgatherMessage>(p, blocks, k, offset, to));
+  // Origins to - d for d in [skip[k], skip[k+1]): [lo, lo + count) mod p, count < p.
+  const int lo = ((to - sk.skip[k + 1] + 1) % p + p) % p;
+  const int end = lo + sk.skip[k + 1] - sk.skip[k];
+  BlockSet s;
+  if (end > p) s.append_range(0, origin_first_block(blocks, p, end - p));
+  s.append_range(origin_first_block(blocks, p, lo), origin_first_block(blocks, p, std::min(end, p)));
+  return s;
+}
+
+}  // namespace papcoll::circulant
