@@ -65,8 +65,12 @@ struct RankFigures {
   // executor's first pack does: the first listing of the process (which builds what the rules
   // share, such as the circulant all-gatherv's table of p) and one more, of a new schedule.
   size_t rule_ops = 0;
+  bool listed = false;  // false where the listings would exceed kMaxListingBytes
   double listing_first_us = 0, listing_us = 0;
 };
+
+// Listing every op of one rank at p = 2^20 would hold 1.4 GB (166 messages of a block per origin).
+constexpr long long kMaxListingBytes = 256LL << 20;
 
 // Lists every rule-named op of a new schedule of `rank`; thread CPU time in us.
 double listing_us(const AlgorithmInfo& algo, const GeneratorInput& in, int rank) {
@@ -113,8 +117,10 @@ RankFigures time_rank(const AlgorithmInfo& algo, const GeneratorInput& in, int r
   }
   f.first_us = median(first);
   f.repeat_us = median(repeat);
-  for (const Op& op : generate_rank(algo, in, rank).ops) f.rule_ops += op.blocks.named_by_rule();
-  if (f.rule_ops > 0) {
+  const RankSchedule rs = generate_rank(algo, in, rank);
+  for (const Op& op : rs.ops) f.rule_ops += op.blocks.named_by_rule();
+  f.listed = f.rule_ops > 0 && rs.bytes() <= kMaxListingBytes;
+  if (f.listed) {
     f.listing_first_us = listing_us(algo, in, rank);
     f.listing_us = listing_us(algo, in, rank);
   }
@@ -150,6 +156,7 @@ int run(const AlgorithmInfo& algo, const GeneratorInput& in, const Options& opt)
     m.steps = std::max(m.steps, f.steps);
     m.listing_first_us = std::max(m.listing_first_us, f.listing_first_us);
     m.listing_us = std::max(m.listing_us, f.listing_us);
+    m.listed = m.listed && f.listed;
   }
   const char* ranks = all.size() > 1 ? "all" : nullptr;
   std::ostringstream o;
@@ -164,6 +171,7 @@ int run(const AlgorithmInfo& algo, const GeneratorInput& in, const Options& opt)
       << ",\"allocations\":" << m.allocations << ",\"peak_bytes\":" << m.peak
       << ",\"steps\":" << m.steps << ",\"ops\":" << m.ops
       << ",\"schedule_bytes\":" << m.schedule_bytes << ",\"rule_ops\":" << m.rule_ops
+      << ",\"listed\":" << (m.listed ? "true" : "false")
       << ",\"listing_first_us\":" << m.listing_first_us << ",\"listing_us\":" << m.listing_us
       << "}\n";
   } else {
@@ -182,7 +190,10 @@ int run(const AlgorithmInfo& algo, const GeneratorInput& in, const Options& opt)
       << m.peak << " bytes live)\n";
     o << "schedule      " << m.steps << " steps, " << m.ops << " ops, " << m.schedule_bytes
       << " bytes" << (m.rule_ops > 0 ? " (rule-named blocks counted listed)" : "") << "\n";
-    if (m.rule_ops > 0) {
+    if (m.rule_ops > 0 && !m.listed) {
+      o << "listing       not measured: the " << m.rule_ops
+        << " rule-named ops would list more than 256 MiB\n";
+    } else if (m.rule_ops > 0) {
       std::snprintf(line, sizeof line,
                     "listing       %12.2f us for the %zu rule-named ops when first read (%.2f us "
                     "the first time in the process)\n",

@@ -88,7 +88,9 @@ with tempfile.TemporaryDirectory() as d:
             (["verify", "all", "--p", "1..2147483647"], "--p must be at most 1024"),
             (["show", "ring", "--p", "1024", "--blocks", "2048"], "p * blocks must be at most 2^20"),
             (["show", "circulant-allgatherv", "--p", "64", "--blocks", "1000000"],
-             "blocks in all are more than 2^20"),
+             "p * blocks must be at most 2^20"),
+            (["time", "circulant-allgatherv", "--p", "2048", "--blocks", "1000000"],
+             "blocks in all are more than 2^30"),
             (["show", "circulant-allgatherv", "--p", "64", "--blocks", "1000"],
              "p * blocks must be at most 2^20"),
             (["time", "prr", "--p", "2000000"], "--p must be at most 1048576"),
@@ -117,6 +119,10 @@ with tempfile.TemporaryDirectory() as d:
     # Extreme but valid: answered at once.
     run(sched, ["show", "prr", "--p", "4", "--arrivals", "0,0,0,1e300", "--tau", "1e-300"], 0,
         "allreduce prr")
+    # One rank of a million-rank all-gatherv: its rounds, not its p-block messages (which time
+    # does not list beyond 256 MiB).
+    run(sched, ["time", "circulant-allgatherv", "--p", "1048576", "--blocks", "64", "--calls", "3"],
+        0, "ops would list more than 256 MiB", max_rss=128 * MiB)
 
     # papcoll-model and the model reader.
     claim = write("claim.model", "papcoll-model 1\np 20000\n0 1 1e-6 1e-9\nend\n")  # 42 bytes

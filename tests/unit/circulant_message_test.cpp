@@ -58,39 +58,48 @@ TEST(CirculantMessage, TableEqualsTheReceiveSchedules) {
 }
 
 // The circulant all-gatherv as it was generated before messages were rules: every position's
-// receive schedule, every origin's block listed (Algorithm 2 read literally).
-Schedule listed_circulant_allgatherv(int p, int blocks) {
-  Schedule s;
-  s.collective = Collective::allgatherv;
-  s.p = p;
-  s.blocks = blocks;
-  s.ranks.resize(static_cast<size_t>(p));
-  for (int r = 0; r < p; ++r) s.ranks[static_cast<size_t>(r)].rank = r;
-  if (p == 1) return s;
+// receive schedule (recv, p rows of q), every origin's block listed (Algorithm 2 read literally).
+RankSchedule listed_rank(int p, int blocks, int r, const std::vector<int>& recv) {
+  RankSchedule rs;
+  rs.rank = r;
+  if (p == 1) return rs;
   const circulant::Skips sk = circulant::make_skips(p);
   const int q = sk.q, n = (blocks + p - 1) / p;
-  std::vector<int> recv(static_cast<size_t>(p) * q);
-  for (int v = 0; v < p; ++v) circulant::recv_schedule(sk, v, &recv[static_cast<size_t>(v) * q]);
   auto global = [&](int o, int j) {
     const int first = origin_first_block(blocks, p, o);
     const int count = origin_first_block(blocks, p, o + 1) - first;
     return count == 0 ? -1 : first + std::min(j, count - 1);
   };
-  for (int r = 0; r < p; ++r)
-    for (int t = 0; t < circulant::real_rounds(q, n); ++t) {
-      const circulant::Round rd = circulant::round_of(q, n, t);
-      const int to = (r + sk.skip[rd.k]) % p, from = (r - sk.skip[rd.k] + p) % p;
-      BlockSet sent, got;
-      for (int o = 0; o < p; ++o) {
-        const int js = recv[static_cast<size_t>((to - o + p) % p) * q + rd.k] + rd.offset;
-        if (o != to && js >= 0 && global(o, js) >= 0) sent.append(global(o, js));
-        const int jr = recv[static_cast<size_t>((r - o + p) % p) * q + rd.k] + rd.offset;
-        if (o != r && jr >= 0 && global(o, jr) >= 0) got.append(global(o, jr));
-      }
-      RankSchedule& rs = s.ranks[static_cast<size_t>(r)];
-      if (!sent.empty()) rs.add(t, Op{OpKind::send, to, sent, Combine::none});
-      if (!got.empty()) rs.add(t, Op{OpKind::recv, from, got, Combine::copy});
+  for (int t = 0; t < circulant::real_rounds(q, n); ++t) {
+    const circulant::Round rd = circulant::round_of(q, n, t);
+    const int to = (r + sk.skip[rd.k]) % p, from = (r - sk.skip[rd.k] + p) % p;
+    BlockSet sent, got;
+    for (int o = 0; o < p; ++o) {
+      const int js = recv[static_cast<size_t>((to - o + p) % p) * q + rd.k] + rd.offset;
+      if (o != to && js >= 0 && global(o, js) >= 0) sent.append(global(o, js));
+      const int jr = recv[static_cast<size_t>((r - o + p) % p) * q + rd.k] + rd.offset;
+      if (o != r && jr >= 0 && global(o, jr) >= 0) got.append(global(o, jr));
     }
+    if (!sent.empty()) rs.add(t, Op{OpKind::send, to, sent, Combine::none});
+    if (!got.empty()) rs.add(t, Op{OpKind::recv, from, got, Combine::copy});
+  }
+  return rs;
+}
+
+std::vector<int> every_receive_schedule(int p) {
+  const circulant::Skips sk = circulant::make_skips(p);
+  std::vector<int> recv(static_cast<size_t>(p) * sk.q);
+  for (int v = 0; v < p; ++v) circulant::recv_schedule(sk, v, &recv[static_cast<size_t>(v) * sk.q]);
+  return recv;
+}
+
+Schedule listed_circulant_allgatherv(int p, int blocks) {
+  Schedule s;
+  s.collective = Collective::allgatherv;
+  s.p = p;
+  s.blocks = blocks;
+  const std::vector<int> recv = every_receive_schedule(p);
+  for (int r = 0; r < p; ++r) s.ranks.push_back(listed_rank(p, blocks, r, recv));
   return s;
 }
 
@@ -122,6 +131,24 @@ TEST(CirculantMessage, RulesListWhatEveryPositionsScheduleLists) {
     }
   for (int p : {64, 100, 127, 257})
     for (int blocks : {p / 3, p, 2 * p, 4 * p + 5}) expect_listed_form(p, blocks);
+}
+
+TEST(CirculantMessage, RulesListWhatEveryPositionsScheduleListsAtSampledLargeP) {
+  for (int p : {1000, 4096, 4097}) {
+    const std::vector<int> recv = every_receive_schedule(p);
+    for (int blocks : {p / 2, p, 3 * p, 2 * p + 7})
+      for (int r : {0, 1, p / 2 + 1, p - 1}) {
+        GeneratorInput in;
+        in.p = p;
+        in.blocks = blocks;
+        const RankSchedule ruled =
+            generate_rank(*find_algorithm(Collective::allgatherv, "circulant"), in, r);
+        const RankSchedule listed = listed_rank(p, blocks, r, recv);
+        ASSERT_EQ(ruled.steps, listed.steps) << "p=" << p << " B=" << blocks << " rank " << r;
+        for (size_t i = 0; i < ruled.ops.size(); ++i)
+          ASSERT_EQ(ruled.ops[i], listed.ops[i]) << "p=" << p << " B=" << blocks << " r=" << r;
+      }
+  }
 }
 
 TEST(CirculantMessage, OneRankAtAMillionRanksIsRoundsOfRules) {
