@@ -11,6 +11,7 @@
 #include <new>
 #include <sstream>
 
+#include "schedule/clairvoyant/finish_rounds.hpp"
 #include "schedule/schedule_cache.hpp"
 
 namespace papcoll::sched_time {
@@ -90,6 +91,8 @@ RankFigures time_rank(const AlgorithmInfo& algo, const GeneratorInput& in, int r
   std::vector<double> first, repeat;
   for (int i = 0; i < calls; ++i) {
     const bool count = i == 0;
+    // Every first call is a new pattern's: nothing of an earlier one's simulations kept.
+    clairvoyant::clear_finish_rounds();
     if (count) AllocationCounter::start();
     const double t0 = thread_seconds();
     RankSchedule rs = generate_rank(algo, in, rank);

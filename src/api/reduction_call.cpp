@@ -86,6 +86,7 @@ AutoRequest ReductionCall::auto_request(const CollectiveCall& call,
   if (call.options().arrivals == nullptr && call.predicted().source == PAPCOLL_PATTERN_HISTORY &&
       call.predicted().sampled)
     r.pattern_cost = (call.p() - 1) * r.base.cost.alpha;
+  r.recent = &call.context().recent_choices;
   return r;
 }
 

@@ -57,6 +57,25 @@ double predicted(const AlgorithmInfo& algo, GeneratorInput in, const std::vector
   }
 }
 
+// The row's generation cost for `in` as the call would run it (AlgorithmInfo::generation_cost),
+// and the schedule key it would be cached under: cost 0 for rows that have none and for a key in
+// `recent`, +inf when it cannot be costed.
+double generation_seconds(const AlgorithmInfo& algo, GeneratorInput in,
+                          const std::vector<double>& arrivals, const PrepareInput& prepare,
+                          const RecentChoices* recent, std::string* key) {
+  if (algo.generation_cost == nullptr) return 0;
+  try {
+    prepare(algo, &in);
+    in.arrivals = arrivals;
+    *key = schedule_key(algo.collective, &algo, in);
+    if (recent != nullptr && recent->contains(*key)) return 0;
+    const double t = algo.generation_cost(in);
+    return std::isfinite(t) && t >= 0 ? t : kInf;
+  } catch (const std::exception&) {
+    return kInf;
+  }
+}
+
 // Whether an arrival-aware row of bcast or allgatherv leaves some rank out of its early group for
 // these arrivals. If not, its schedule is the circulant one (with the row's own block count), and
 // a difference in predicted time would come from the block count, not from the arrivals: the
@@ -76,26 +95,37 @@ bool leaves_ranks_out(Collective c, const AlgorithmInfo& a, GeneratorInput in,
 }  // namespace
 
 AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base, const PrepareInput& prepare,
-                                double min_gain, double pattern_cost) {
+                                double min_gain, double pattern_cost, RecentChoices* recent) {
   AutoVerdict v;
   if (base.arrivals.empty() || base.p < 2) return v;
   v.imbalance = imbalance_factor(base.arrivals, base.cost, base.bytes);
   v.why = AutoWhy::balanced;
   if (!(v.imbalance >= kAutoMinImbalance)) return v;
   v.balanced_time = v.native_elapsed = v.aware_elapsed = kInf;
-  for (const AlgorithmInfo* a : algorithms_for(c)) {
-    if (a->predict == nullptr) continue;
-    if (a->auto_role == AutoRole::balanced) {
-      v.balanced_time = std::min(v.balanced_time, predicted(*a, base, {}, prepare));
-      v.native_elapsed = std::min(v.native_elapsed, predicted(*a, base, base.arrivals, prepare));
-    } else if (a->auto_role == AutoRole::arrival_aware) {
-      const double t = predicted(*a, base, base.arrivals, prepare) + pattern_cost;
-      if (t < v.aware_elapsed) {
-        v.aware_elapsed = t;
-        v.best_aware = a;
+  std::string best_key;  // the best aware row's schedule key, where it has a generation cost
+  // Rows with a generation cost last: their cost is charged like pattern_cost, and where it alone
+  // reaches the best estimate so far the row cannot win, so its predict (which costs about as
+  // much: a simulation at p = 1024 takes a tenth of a second) is not called.
+  for (const bool costly : {false, true})
+    for (const AlgorithmInfo* a : algorithms_for(c)) {
+      if (a->predict == nullptr || (a->generation_cost != nullptr) != costly) continue;
+      if (a->auto_role == AutoRole::balanced) {
+        v.balanced_time = std::min(v.balanced_time, predicted(*a, base, {}, prepare));
+        v.native_elapsed =
+            std::min(v.native_elapsed, predicted(*a, base, base.arrivals, prepare));
+      } else if (a->auto_role == AutoRole::arrival_aware) {
+        std::string key;
+        const double charge =
+            pattern_cost + generation_seconds(*a, base, base.arrivals, prepare, recent, &key);
+        if (!(charge < std::min(v.aware_elapsed, v.native_elapsed))) continue;
+        const double t = predicted(*a, base, base.arrivals, prepare) + charge;
+        if (t < v.aware_elapsed) {
+          v.aware_elapsed = t;
+          v.best_aware = a;
+          best_key = std::move(key);
+        }
       }
     }
-  }
   if (base.root >= 0 && base.root < base.p && std::isfinite(v.balanced_time)) {
     // A rooted collective of the MPI library (segmented, eager trees) lets a rank leave once its
     // data is handed on: only the root must wait for the latest arrival. The best that can do.
@@ -112,32 +142,35 @@ AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base, const 
       v.native_elapsed - v.aware_elapsed >= min_gain * v.balanced_time) {
     v.algo = v.best_aware;
     v.why = AutoWhy::aware;
+    if (recent != nullptr && !best_key.empty()) recent->add(std::move(best_key));
   }
   return v;
 }
 
 const AlgorithmInfo* choose_allreduce(int64_t count, bool commutative, const GeneratorInput& base,
                                       const PrepareInput& prepare, AutoVerdict* verdict,
-                                      double pattern_cost) {
+                                      double pattern_cost, RecentChoices* recent) {
   if (!commutative || count < base.p) {
     if (verdict != nullptr) *verdict = AutoVerdict{nullptr, AutoWhy::rule};
     return nullptr;
   }
   const AutoVerdict v =
-      choose_for_arrivals(Collective::allreduce, base, prepare, kAutoMinGainAllreduce, pattern_cost);
+      choose_for_arrivals(Collective::allreduce, base, prepare, kAutoMinGainAllreduce, pattern_cost,
+                          recent);
   if (verdict != nullptr) *verdict = v;
   return v.algo;
 }
 
 const AlgorithmInfo* choose_reduce(bool commutative, const GeneratorInput& base,
                                    const PrepareInput& prepare, AutoVerdict* verdict,
-                                   double pattern_cost) {
+                                   double pattern_cost, RecentChoices* recent) {
   if (!commutative) {
     if (verdict != nullptr) *verdict = AutoVerdict{nullptr, AutoWhy::rule};
     return nullptr;
   }
   const AutoVerdict v =
-      choose_for_arrivals(Collective::reduce, base, prepare, kAutoMinGainReduce, pattern_cost);
+      choose_for_arrivals(Collective::reduce, base, prepare, kAutoMinGainReduce, pattern_cost,
+                          recent);
   if (verdict != nullptr) *verdict = v;
   return v.algo;
 }
@@ -203,12 +236,13 @@ AutoChoice choose_auto(Collective c, const AutoRequest& r) {
   AutoVerdict v;
   switch (c) {
     case Collective::allreduce:
-      choice.algo = choose_allreduce(r.units, r.commutative, r.base, r.prepare, &v, r.pattern_cost);
+      choice.algo =
+          choose_allreduce(r.units, r.commutative, r.base, r.prepare, &v, r.pattern_cost, r.recent);
       choice.why = v.why;
       choice.gain = v.gain;
       break;
     case Collective::reduce:
-      choice.algo = choose_reduce(r.commutative, r.base, r.prepare, &v, r.pattern_cost);
+      choice.algo = choose_reduce(r.commutative, r.base, r.prepare, &v, r.pattern_cost, r.recent);
       choice.why = v.why;
       choice.gain = v.gain;
       break;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "schedule/registry.hpp"
+#include "schedule/schedule_cache.hpp"
 
 namespace papcoll {
 
@@ -84,9 +85,13 @@ struct AutoVerdict {
 // The rule above over the registry's candidates of collective c (AlgorithmInfo::auto_role), each
 // costed by its O(p) estimate (AlgorithmInfo::predict) for `base` as `prepare` completes it. `base`
 // has p, root, cost, bytes and the agreed arrivals (empty: none).
-// `pattern_cost` (AutoRequest::pattern_cost) is added to every aware candidate's estimate.
+// `pattern_cost` (AutoRequest::pattern_cost) is added to every aware candidate's estimate, and
+// a row's generation cost (AlgorithmInfo::generation_cost) to its own unless `recent` holds the
+// row's schedule key for `base` (then it is a pattern chosen lately, whose schedule is built);
+// choosing such a row adds its key to `recent`.
 AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base, const PrepareInput& prepare,
-                                double min_gain, double pattern_cost = 0);
+                                double min_gain, double pattern_cost = 0,
+                                RecentChoices* recent = nullptr);
 
 // "auto" per collective, every one a function of agreed input only (docs/algorithms.md, "auto"):
 // allreduce: MPI's collective for non-commutative ops (every schedule reorders the reduction) and
@@ -94,11 +99,11 @@ AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base, const 
 // kAutoMinGainAllreduce.
 const AlgorithmInfo* choose_allreduce(int64_t count, bool commutative, const GeneratorInput& base,
                                       const PrepareInput& prepare, AutoVerdict* verdict = nullptr,
-                                      double pattern_cost = 0);
+                                      double pattern_cost = 0, RecentChoices* recent = nullptr);
 // reduce: MPI_Reduce for a non-commutative op, else choose_for_arrivals with kAutoMinGainReduce.
 const AlgorithmInfo* choose_reduce(bool commutative, const GeneratorInput& base,
                                    const PrepareInput& prepare, AutoVerdict* verdict = nullptr,
-                                   double pattern_cost = 0);
+                                   double pattern_cost = 0, RecentChoices* recent = nullptr);
 // bcast and allgatherv run papcoll's own schedules (docs/algorithms.md, "auto of bcast and
 // allgatherv"): the balanced one (`balanced`: the circulant broadcast or all-gatherv, Traff 2023)
 // unless the agreed arrivals of `base` have an imbalance factor of at least kAutoMinImbalance,
@@ -144,6 +149,9 @@ struct AutoRequest {
   // algorithm is measured on every call, p - 1 small messages per rank; 0 when the pattern comes
   // from the caller or from a measurement made anyway. Added to the aware candidate's estimate.
   double pattern_cost = 0;
+  // allreduce, reduce: the communicator's recent choices (RecentChoices); null charges every
+  // costly row its generation cost.
+  RecentChoices* recent = nullptr;
 };
 struct AutoChoice {
   const AlgorithmInfo* algo = nullptr;  // the registry row that runs

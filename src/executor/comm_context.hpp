@@ -41,6 +41,8 @@ struct CommContext {
   // The schedules this rank ran on the communicator, by what they were generated from
   // (src/api/schedule_source.cpp builds the keys).
   ScheduleCache schedules;
+  // What `auto` chose lately on it, for its generation-cost charge (identical on every rank).
+  RecentChoices recent_choices;
 
   // The link models of options.model_file, identical on every rank (link_model_cache.hpp).
   LinkModelCache link_models;

@@ -24,6 +24,8 @@ double recursive_doubling_allreduce_predict(const GeneratorInput& in);
 double slt_allreduce_predict(const GeneratorInput& in);
 double prr_allreduce_predict(const GeneratorInput& in);
 double late_fold_allreduce_predict(const GeneratorInput& in);
+// AlgorithmInfo::generation_cost: a Clairvoyant simulation of the early group per candidate.
+double late_fold_allreduce_generation_cost(const GeneratorInput& in);
 
 // The quantised arrivals the arrival-aware generators read (AlgorithmInfo::arrival_key).
 std::string slt_arrival_key(const GeneratorInput& in);

@@ -1,5 +1,7 @@
 #include "schedule/late_fold.hpp"
 
+#include "schedule/clairvoyant/finish_rounds.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -9,6 +11,7 @@
 #include "schedule/circulant_send.hpp"
 #include "schedule/circulant_tables.hpp"
 #include "schedule/clairvoyant/clairvoyant.hpp"
+#include "schedule/clairvoyant/finish_rounds.hpp"
 
 namespace papcoll {
 
@@ -186,12 +189,14 @@ RunClock run_clock(const GeneratorInput& in, const BlockRuns& runs, bool reduced
   return clock;
 }
 
-EarlyReduce early_reduce(const GeneratorInput& in, const BlockRuns& runs,
-                         const std::vector<int>& group, const std::vector<double>& a) {
+namespace {
+
+// The early group's Clairvoyant instance, and e's round time, start and rounds array.
+clairvoyant::Instance early_instance(const GeneratorInput& in, const BlockRuns& runs,
+                                     const std::vector<int>& group, const std::vector<double>& a,
+                                     EarlyReduce& e) {
   const int m = static_cast<int>(group.size());
-  EarlyReduce e;
   e.last_round.assign(static_cast<size_t>(m), -1);
-  e.ops.resize(static_cast<size_t>(m));
   const double per_fine = in.blocks > 0 ? in.bytes / in.blocks : in.bytes;
   const double segment =
       per_fine * (runs.count() > 0 ? static_cast<double>(runs.first.back()) / runs.count() : 1.0);
@@ -199,7 +204,6 @@ EarlyReduce early_reduce(const GeneratorInput& in, const BlockRuns& runs,
   if (!(e.round_time > 1e-12) || !std::isfinite(e.round_time)) e.round_time = 1e-12;
   e.start = std::numeric_limits<double>::infinity();
   for (int r : group) e.start = std::min(e.start, a[r]);
-  if (m < 2) return e;
   clairvoyant::Instance c;
   c.p = m;
   c.segments = runs.count();
@@ -207,6 +211,17 @@ EarlyReduce early_reduce(const GeneratorInput& in, const BlockRuns& runs,
   c.round_time = e.round_time;
   c.arrivals.resize(static_cast<size_t>(m));
   for (int v = 0; v < m; ++v) c.arrivals[v] = a[group[v]] - e.start;
+  return c;
+}
+
+}  // namespace
+
+EarlyReduce early_reduce(const GeneratorInput& in, const BlockRuns& runs,
+                         const std::vector<int>& group, const std::vector<double>& a) {
+  EarlyReduce e;
+  const clairvoyant::Instance c = early_instance(in, runs, group, a, e);
+  e.ops.resize(group.size());
+  if (c.p < 2) return e;
   const clairvoyant::Result res = clairvoyant::run(clairvoyant::default_impl(c), c);
   e.rounds = static_cast<int64_t>(res.round_starts.size());
   for (size_t k = 0; k < res.round_starts.size(); ++k) {
@@ -221,6 +236,20 @@ EarlyReduce early_reduce(const GeneratorInput& in, const BlockRuns& runs,
       e.last_round[t.from] = e.last_round[t.to] = res.round_starts[k].round;
     }
   }
+  return e;
+}
+
+EarlyReduce early_reduce_timing(const GeneratorInput& in, const BlockRuns& runs,
+                                const std::vector<int>& group, const std::vector<double>& sim,
+                                const std::vector<double>& a) {
+  EarlyReduce e;
+  const clairvoyant::Instance c = early_instance(in, runs, group, sim, e);
+  e.start = std::numeric_limits<double>::infinity();
+  for (int r : group) e.start = std::min(e.start, a[r]);
+  if (c.p < 2) return e;
+  const std::shared_ptr<const clairvoyant::FinishRounds> f = clairvoyant::finish_rounds(c);
+  e.rounds = f->transfer_rounds;
+  e.last_round = f->last_round;
   return e;
 }
 

@@ -160,6 +160,14 @@ struct EarlyReduce {
 };
 EarlyReduce early_reduce(const GeneratorInput& in, const BlockRuns& runs,
                          const std::vector<int>& group, const std::vector<double>& a);
+// The same without the ops: what the estimates read, from Clairvoyant's cached finishing rounds
+// (clairvoyant/finish_rounds.hpp). The simulation runs on `sim` (the plan's quantised arrivals,
+// as the generator runs it, so that a pattern that quantises alike finds it cached), its rounds
+// start at the group's earliest arrival in `a`.
+EarlyReduce early_reduce_timing(const GeneratorInput& in, const BlockRuns& runs,
+                                const std::vector<int>& group, const std::vector<double>& sim,
+                                const std::vector<double>& a);
+
 
 // The estimate of a pipelined chain (estimate.hpp): members in order stream n blocks, one hop of
 // `hop` seconds each, into a receiver present from `receiver_arrival`. A member's steps wait only

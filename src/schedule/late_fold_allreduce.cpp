@@ -26,6 +26,7 @@
 #include <limits>
 
 #include "schedule/allreduce_generators.hpp"
+#include "schedule/clairvoyant/finish_rounds.hpp"
 #include "schedule/estimate.hpp"
 #include "schedule/late_fold.hpp"
 
@@ -75,7 +76,8 @@ Rounds rounds_of(const EarlyReduce& early, const FoldCirculant& c, const ResultS
 // the root has the chain's first block, one reduced block per round (the relay's pace), and a
 // position finishes with its last round.
 double estimate_allreduce_late(const GeneratorInput& in, const std::vector<int>& order,
-                     const std::vector<double>& a, int late) {
+                               const std::vector<double>& sim, const std::vector<double>& a,
+                               int late) {
   const int p = in.p;
   const CostParams& cp = in.cost;
   const double whole = cp.alpha + cp.beta * in.bytes;
@@ -87,7 +89,8 @@ double estimate_allreduce_late(const GeneratorInput& in, const std::vector<int>&
   const FoldCirculant c(positions, n);
   std::vector<FoldCirculant::Timing> timing(static_cast<size_t>(positions));
   for (int v = 1; v < positions; ++v) timing[v] = c.timing(v);
-  const EarlyReduce early = early_reduce(in, late_fold_runs(in.blocks, p, false), l.rank_at, a);
+  const BlockRuns runs1 = late_fold_runs(in.blocks, p, false);
+  const EarlyReduce early = early_reduce_timing(in, runs1, l.rank_at, sim, a);
   const double t1_end = positions > 1 ? early.done(0) : a[l.rank_at[0]];
   std::vector<double> finish(static_cast<size_t>(p));
   const double chain_in = chain_estimate(l.chain, a, a[l.root], tr, finish);
@@ -131,7 +134,8 @@ int chosen_allreduce_late(const GeneratorInput& in, const LateFoldPlan& plan) {
   int best = 0;
   double best_time = prr_allreduce_predict(prr);
   for (int late = 1; late <= max_late(plan, kAllreduceMaxLate); ++late) {
-    const double t = estimate_allreduce_late(in, plan.prr.order, plan.quantised, late);
+    const double t =
+        estimate_allreduce_late(in, plan.prr.order, plan.quantised, plan.quantised, late);
     if (t < best_time) best = late, best_time = t;
   }
   return best;
@@ -320,6 +324,17 @@ std::string late_fold_allreduce_arrival_key(const GeneratorInput& in) {
   return key;
 }
 
+double late_fold_allreduce_generation_cost(const GeneratorInput& in) {
+  if (in.p < 2 || in.cost.shared_memory) return 0;  // the one-node form is O(p)
+  const LateFoldPlan plan = late_fold_plan(in);
+  if (plan.prr.slot.back() == 0) return 0;  // PRR's schedule, nothing simulated
+  // One simulation per candidate count in chosen_allreduce_late (predict's own estimate finds
+  // its candidate's cached), and the generator's of the chosen one with its transfers.
+  const int candidates = max_late(plan, kAllreduceMaxLate);
+  return (candidates + 1) *
+         clairvoyant::simulation_seconds(in.p, late_fold_runs(in.blocks, in.p, false).count());
+}
+
 double late_fold_allreduce_predict(const GeneratorInput& in) {
   if (in.p == 1) return 0;
   const LateFoldPlan plan = late_fold_plan(in);
@@ -327,7 +342,8 @@ double late_fold_allreduce_predict(const GeneratorInput& in) {
     return estimate_flat_allreduce(in, plan.prr.order, estimate::arrivals_of(in));
   const int late = chosen_allreduce_late(in, plan);
   if (late == 0) return prr_allreduce_predict(prr_input(in));
-  return estimate_allreduce_late(in, plan.prr.order, estimate::arrivals_of(in), late);
+  return estimate_allreduce_late(in, plan.prr.order, plan.quantised, estimate::arrivals_of(in),
+                                 late);
 }
 
 }  // namespace papcoll

@@ -17,6 +17,7 @@
 #include <limits>
 
 #include "schedule/estimate.hpp"
+#include "schedule/clairvoyant/finish_rounds.hpp"
 #include "schedule/late_fold.hpp"
 #include "schedule/reduce_generators.hpp"
 
@@ -56,14 +57,15 @@ int64_t second_phase(const EarlyReduce& early, int late) { return early.rounds +
 // group's Clairvoyant as simulated (a process is done one round after its last transfer), then the
 // chain's blocks one round apart into the root, or into the collector and on to the root.
 double estimate_reduce_late(const GeneratorInput& in, const std::vector<int>& order,
-                     const std::vector<double>& a, int late) {
+                            const std::vector<double>& sim, const std::vector<double>& a,
+                            int late) {
   const int p = in.p, root = reduce_root(in);
   const BlockRuns runs = late_fold_runs(in.blocks, p, false);
   const RunClock tr = run_clock(in, runs, true);
   const int n = runs.count();
   const Layout l = layout(order, root, late);
   std::vector<double> finish(static_cast<size_t>(p));
-  const EarlyReduce early = early_reduce(in, runs, l.group, a);
+  const EarlyReduce early = early_reduce_timing(in, runs, l.group, sim, a);
   for (size_t v = 0; v < l.group.size(); ++v) finish[l.group[v]] = early.done(static_cast<int>(v));
   const int sink = l.group[0];  // the root, or its collector
   const double t1_end = early.done(0);
@@ -124,9 +126,10 @@ int chosen_reduce_late(const GeneratorInput& in, const LateFoldPlan& plan) {
   const int p = in.p;
   if (p < 2 || plan.prr.slot.back() == 0) return 0;
   int best = 0;
-  double best_time = estimate_reduce_late(in, plan.prr.order, plan.quantised, 0);
+  double best_time = estimate_reduce_late(in, plan.prr.order, plan.quantised, plan.quantised, 0);
   for (int late = 1; late <= max_late(plan, kReduceMaxLate); ++late) {
-    const double t = estimate_reduce_late(in, plan.prr.order, plan.quantised, late);
+    const double t =
+        estimate_reduce_late(in, plan.prr.order, plan.quantised, plan.quantised, late);
     if (t < best_time) best = late, best_time = t;
   }
   return best;
@@ -185,12 +188,22 @@ std::string late_fold_reduce_arrival_key(const GeneratorInput& in) {
   return (in.cost.shared_memory ? "flat:" : "") + late_fold_plan(in).prr.key();
 }
 
+double late_fold_reduce_generation_cost(const GeneratorInput& in) {
+  if (in.p < 2 || in.cost.shared_memory) return 0;  // the one-node form is O(p)
+  const LateFoldPlan plan = late_fold_plan(in);
+  // chosen_reduce_late simulates the whole group and the group of each candidate count (none
+  // when every rank is in the first slot); the generator the chosen one again with its transfers.
+  const int candidates = plan.prr.slot.back() == 0 ? 0 : max_late(plan, kReduceMaxLate);
+  return (candidates + 2) *
+         clairvoyant::simulation_seconds(in.p, late_fold_runs(in.blocks, in.p, false).count());
+}
+
 double late_fold_reduce_predict(const GeneratorInput& in) {
   if (in.p == 1) return 0;
   const LateFoldPlan plan = late_fold_plan(in);
   if (in.cost.shared_memory)
     return estimate_flat_reduce(in, plan.prr.order, estimate::arrivals_of(in));
-  return estimate_reduce_late(in, plan.prr.order, estimate::arrivals_of(in),
+  return estimate_reduce_late(in, plan.prr.order, plan.quantised, estimate::arrivals_of(in),
                               chosen_reduce_late(in, plan));
 }
 

@@ -28,6 +28,9 @@ double rabenseifner_reduce_predict(const GeneratorInput& in);
 double radix_k_reduce_predict(const GeneratorInput& in);
 double clairvoyant_reduce_predict(const GeneratorInput& in);
 double late_fold_reduce_predict(const GeneratorInput& in);
+// AlgorithmInfo::generation_cost of the two (Clairvoyant simulations).
+double clairvoyant_reduce_generation_cost(const GeneratorInput& in);
+double late_fold_reduce_generation_cost(const GeneratorInput& in);
 
 // The root of a reduce: in.root, 0 when unset.
 inline int reduce_root(const GeneratorInput& in) {

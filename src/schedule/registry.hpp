@@ -92,6 +92,13 @@ struct AlgorithmInfo {
   // mean elapsed time (own arrival to own finish, averaged over ranks) of the schedule for `in`
   // under in.arrivals, estimated in O(p) without building the schedule (estimate.hpp).
   double (*predict)(const GeneratorInput& in) = nullptr;
+  // Rows whose schedule is a global computation that grows faster than p (Clairvoyant's greedy
+  // simulation, late-fold's early group): the seconds every rank spends, on the call's path, on
+  // predict and on generating the schedule for a pattern it has not seen, as the model of that
+  // work (kSimulationSecondsPerCell). `auto` adds it to the row's estimate, and does not even call
+  // predict when it alone exceeds the best estimate so far (docs/algorithms.md, "auto"). Null:
+  // the row's work is O(p log p) or less, which auto does not charge.
+  double (*generation_cost)(const GeneratorInput& in) = nullptr;
   // With cost.shared_memory set (reduce and all-reduce set it when the shared-memory transport
   // can carry the call), every rank's sends of a block carry the same data: no rank receives into
   // a block between two sends of it (one_version_schedule in src/verify/verifier.hpp; tested for

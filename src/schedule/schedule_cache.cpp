@@ -1,5 +1,6 @@
 #include "schedule/schedule_cache.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "schedule/portions.hpp"
@@ -80,6 +81,17 @@ void ScheduleCache::evict() {
     map_.erase(last.key);
     lru_.pop_back();
   }
+}
+
+bool RecentChoices::contains(const std::string& key) const {
+  return std::find(keys_.begin(), keys_.end(), key) != keys_.end();
+}
+
+void RecentChoices::add(std::string key) {
+  const auto it = std::find(keys_.begin(), keys_.end(), key);
+  if (it != keys_.end()) keys_.erase(it);
+  keys_.push_front(std::move(key));
+  if (keys_.size() > kKept) keys_.pop_back();
 }
 
 }  // namespace papcoll

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <list>
 #include <memory>
 #include <string>
@@ -64,6 +65,21 @@ class ScheduleCache {
   int64_t hits_ = 0, misses_ = 0;
   std::list<Node> lru_;  // most recently used first
   std::unordered_map<std::string, std::list<Node>::iterator> map_;
+};
+
+// The keys (schedule_key) of the last few schedules `auto` chose, for the rows it charges with a
+// generation cost (AlgorithmInfo::generation_cost): such a row is charged only for a pattern it
+// has not been chosen for lately, whose schedule the communicator would have to build. Decisions
+// read it, so it must change alike on every rank: only choose_auto updates it, which every rank
+// runs with the same agreed input in the same order. Exact keys, no fingerprints, for that reason.
+class RecentChoices {
+ public:
+  bool contains(const std::string& key) const;
+  void add(std::string key);  // the most recent; the oldest of more than kKept goes
+  static constexpr size_t kKept = 16;
+
+ private:
+  std::deque<std::string> keys_;  // most recent first
 };
 
 }  // namespace papcoll

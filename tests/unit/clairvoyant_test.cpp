@@ -4,6 +4,7 @@
 // the paper's worked examples come out as the paper describes.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -11,6 +12,7 @@
 
 #include "schedule/clairvoyant/bench.hpp"
 #include "schedule/clairvoyant/clairvoyant.hpp"
+#include "schedule/clairvoyant/finish_rounds.hpp"
 #include "schedule/registry.hpp"
 #include "verify/port_check.hpp"
 #include "verify/verifier.hpp"
@@ -175,6 +177,41 @@ TEST(Clairvoyant, ReceivesIntoStateEAreCopies) {
   for (const Transfer& t : r.transfers) copy = copy || (t.copy && t.to == 0);
   EXPECT_TRUE(copy);
   EXPECT_TRUE(all_agree_and_verify(in));
+}
+
+TEST(Clairvoyant, FinishRoundsAreTheSimulationsAndCachedByWhatItReads) {
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 60; ++i) {
+    Instance in;
+    in.p = 2 + static_cast<int>(rng() % 40);
+    in.segments = 1 + static_cast<int>(rng() % 12);
+    in.root = static_cast<int>(rng() % static_cast<uint64_t>(in.p));
+    in.round_time = 1.0;
+    std::uniform_real_distribution<double> a(0, 6);
+    in.arrivals.resize(static_cast<size_t>(in.p));
+    for (double& x : in.arrivals) x = a(rng);
+    const Result r = run(default_impl(in), in);
+    std::vector<int64_t> last(static_cast<size_t>(in.p), -1);
+    for (size_t k = 0; k < r.round_starts.size(); ++k) {
+      const size_t end =
+          k + 1 < r.round_starts.size() ? r.round_starts[k + 1].first : r.transfers.size();
+      for (size_t t = r.round_starts[k].first; t < end; ++t)
+        last[r.transfers[t].from] = last[r.transfers[t].to] = r.round_starts[k].round;
+    }
+    const auto f = finish_rounds(in);
+    EXPECT_EQ(f->last_round, last) << i;
+    EXPECT_EQ(f->transfer_rounds, static_cast<int64_t>(r.round_starts.size())) << i;
+    // Shifted, and every time moved within its round keeping the order of the fractional
+    // times: the simulation reads the same, so the cache answers without running it.
+    Instance moved = in;
+    std::vector<double> frac(in.arrivals.size());
+    for (size_t v = 0; v < frac.size(); ++v) frac[v] = in.arrivals[v] - std::floor(in.arrivals[v]);
+    for (size_t v = 0; v < frac.size(); ++v)
+      moved.arrivals[v] = 100 + std::floor(in.arrivals[v]) + 0.5 * frac[v];
+    const FinishRoundsStats before = finish_rounds_stats();
+    EXPECT_EQ(finish_rounds(moved)->last_round, last) << i;
+    EXPECT_EQ(finish_rounds_stats().hits, before.hits + 1) << i;
+  }
 }
 
 TEST(Clairvoyant, RejectsBadInput) {

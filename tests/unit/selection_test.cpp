@@ -6,8 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 #include <string>
 #include <vector>
+
+#include "schedule/allreduce_generators.hpp"
+#include "schedule/clairvoyant/finish_rounds.hpp"
 
 namespace papcoll {
 namespace {
@@ -114,6 +118,56 @@ TEST(AutoSelection, ThresholdIsMonotoneInTheDelay) {
     aware = aware || a != nullptr;
   }
   EXPECT_TRUE(aware);
+}
+
+TEST(AutoSelection, RowsWhoseGenerationAloneLosesAreNotSimulated) {
+  // p = 1024, a random spread over 50 ms: a Clairvoyant simulation of the early group costs about
+  // 0.1 s per candidate (late-fold) or per call (Clairvoyant), far more than PRR's whole estimate;
+  // auto must not run one to find that out.
+  const int p = 1024;
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> spread(0, 0.05);
+  std::vector<double> a(p);
+  for (double& x : a) x = spread(rng);
+  const clairvoyant::FinishRoundsStats before = clairvoyant::finish_rounds_stats();
+  AutoVerdict v;
+  const AlgorithmInfo* all = choose_allreduce(1 << 20, true, input(p, kFourMiB, a), prepare, &v);
+  EXPECT_TRUE(all == nullptr || std::string(all->name) != "late-fold");
+  EXPECT_TRUE(std::isfinite(v.aware_elapsed));  // PRR and SLT were costed
+  const AlgorithmInfo* red = choose_reduce(true, input(p, kFourMiB, a, 0), prepare);
+  EXPECT_TRUE(red == nullptr || (std::string(red->name) != "late-fold" &&
+                                 std::string(red->name) != "clairvoyant"));
+  const clairvoyant::FinishRoundsStats after = clairvoyant::finish_rounds_stats();
+  EXPECT_EQ(after.runs, before.runs);
+  EXPECT_EQ(after.hits, before.hits);
+}
+
+TEST(AutoSelection, GenerationCostIsChargedUntilTheRowIsChosen) {
+  // p = 16, one rank 50 ms late: late-fold wins even with its simulations charged; once chosen,
+  // the same pattern is charged nothing more on that communicator, a new pattern again.
+  const int p = 16;
+  const GeneratorInput in = input(p, kFourMiB, one_late(p, 0.05));
+  RecentChoices recent, other_rank;
+  AutoVerdict first, second, fresh;
+  EXPECT_STREQ(name_of(choose_allreduce(1 << 20, true, in, prepare, &first, 0, &recent)),
+               "late-fold");
+  EXPECT_STREQ(name_of(choose_allreduce(1 << 20, true, in, prepare, &second, 0, &recent)),
+               "late-fold");
+  GeneratorInput prepared = in;
+  prepare(*first.algo, &prepared);
+  prepared.arrivals = in.arrivals;
+  const double cost = late_fold_allreduce_generation_cost(prepared);
+  EXPECT_GT(cost, 0);
+  EXPECT_NEAR(first.aware_elapsed - second.aware_elapsed, cost, 1e-12);
+  // A rank that has the same history decides the same (the memory is agreed input).
+  EXPECT_EQ(choose_allreduce(1 << 20, true, in, prepare, &fresh, 0, &other_rank), first.algo);
+  EXPECT_DOUBLE_EQ(fresh.aware_elapsed, first.aware_elapsed);
+  const GeneratorInput later = input(p, kFourMiB, one_late(p, 0.07));
+  AutoVerdict third;
+  choose_allreduce(1 << 20, true, later, prepare, &third, 0, &recent);
+  AutoVerdict uncharged;
+  choose_allreduce(1 << 20, true, later, prepare, &uncharged, 0, &recent);
+  EXPECT_GT(third.aware_elapsed, uncharged.aware_elapsed);
 }
 
 }  // namespace

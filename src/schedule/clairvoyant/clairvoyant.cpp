@@ -8,6 +8,7 @@
 
 #include "schedule/arrival_key.hpp"
 #include "schedule/clairvoyant/clock.hpp"
+#include "schedule/clairvoyant/finish_rounds.hpp"
 #include "schedule/reduce_generators.hpp"
 #include "schedule/registry.hpp"
 
@@ -128,24 +129,23 @@ std::string clairvoyant_arrival_key(const GeneratorInput& in) {
 // the earliest arrival (clock.hpp), so a process finishes one round after its last transfer. It
 // costs as much as generating the schedule, which is why the API keeps this estimate with the
 // schedule in the communicator's cache (schedule_cache.hpp).
+double clairvoyant_reduce_generation_cost(const GeneratorInput& in) {
+  // predict's simulation (finish_rounds) and the generator's, which lists every transfer.
+  const clairvoyant::Instance c = clairvoyant::instance_of(in);
+  return 2 * clairvoyant::simulation_seconds(c.p, c.segments);
+}
+
 double clairvoyant_reduce_predict(const GeneratorInput& in) {
   const clairvoyant::Instance c = clairvoyant::instance_of(in);
-  const clairvoyant::Result r = clairvoyant::run(clairvoyant::default_impl(c), c);
+  const std::shared_ptr<const clairvoyant::FinishRounds> f = clairvoyant::finish_rounds(c);
   std::vector<double> a = c.arrivals;
   if (static_cast<int>(a.size()) != c.p) a.assign(static_cast<size_t>(c.p), 0.0);
   const double first = *std::min_element(a.begin(), a.end());
-  std::vector<int64_t> last(static_cast<size_t>(c.p), -1);
-  for (size_t k = 0; k < r.round_starts.size(); ++k) {
-    const size_t end = k + 1 < r.round_starts.size() ? r.round_starts[k + 1].first
-                                                     : r.transfers.size();
-    for (size_t i = r.round_starts[k].first; i < end; ++i) {
-      last[r.transfers[i].from] = r.round_starts[k].round;
-      last[r.transfers[i].to] = r.round_starts[k].round;
-    }
-  }
   double sum = 0;
-  for (int x = 0; x < c.p; ++x)
-    sum += last[x] < 0 ? 0 : first + static_cast<double>(last[x] + 1) * c.round_time - a[x];
+  for (int x = 0; x < c.p; ++x) {
+    const int64_t last = f->last_round[static_cast<size_t>(x)];
+    sum += last < 0 ? 0 : first + static_cast<double>(last + 1) * c.round_time - a[x];
+  }
   return sum / c.p;
 }
 
