@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "schedule/circulant_message.hpp"
 #include "schedule/circulant_recv.hpp"
 #include "schedule/circulant_send.hpp"
 #include "schedule/circulant_tables.hpp"
@@ -25,6 +26,26 @@ void emit_group(std::span<const int> members, int v, std::span<const GroupOrigin
   const Skips sk = make_skips(g);
   const int q = sk.q;
   const size_t count = origins.size();
+  const int rank = members[static_cast<size_t>(v)];
+  // Every member an origin, in order (the arrival-aware all-gatherv's early group): Algorithm
+  // 2's messages as in circulant_allgatherv.cpp, O(g) for the table plus O(n + log g), where the
+  // loop below computes a receive and a send schedule per origin, O(g log g).
+  bool every_member = ids_ascend && count == static_cast<size_t>(g);
+  for (size_t i = 0; every_member && i < count; ++i) every_member = origins[i].v == static_cast<int>(i);
+  if (every_member) {
+    auto owned = std::make_shared<std::vector<BlockRun>>(count);
+    for (size_t i = 0; i < count; ++i) (*owned)[i] = origins[i].blocks;
+    const std::shared_ptr<const std::vector<BlockRun>> table = std::move(owned);
+    for (int t = 0; t < real_rounds(q, n); ++t) {
+      const Round rd = round_of(q, n, t);
+      const int to = (v + sk.skip[rd.k]) % g, from = (v - sk.skip[rd.k] + g) % g;
+      out.send(rank, first_round + t, members[static_cast<size_t>(to)],
+               group_allgather_message(sk, table, n, rd.k, rd.offset, to));
+      out.recv(rank, first_round + t, members[static_cast<size_t>(from)],
+               group_allgather_message(sk, table, n, rd.k, rd.offset, v), Combine::copy);
+    }
+    return;
+  }
   // Per origin: v's receive and send schedule as virtual processor (v - o) mod g of its instance.
   std::vector<int> recv(count * q), send(count * q);
   for (size_t i = 0; i < count; ++i) {
@@ -32,7 +53,6 @@ void emit_group(std::span<const int> members, int v, std::span<const GroupOrigin
     recv_schedule(sk, rel, &recv[i * q]);
     send_schedule(sk, rel, &send[i * q]);
   }
-  const int rank = members[static_cast<size_t>(v)];
   // Block j of origin i (capped to its last block), or -1 when it owns none.
   auto id = [&](size_t i, int j) {
     const BlockRun& b = origins[i].blocks;

@@ -10,7 +10,9 @@
 // recvblock_{(v-o) mod g}[k] + offset from v - skip[k] and sends sendblock_{(v-o) mod g}[k] +
 // offset (= what v + skip[k] receives, correctness condition 2) to v + skip[k], nothing to the
 // origin itself. All origins' blocks of a round travel in one message, as in Algorithm 2. Each
-// rank computes only its own receive and send schedules, one pair per origin, O(log g) each.
+// rank computes only its own receive and send schedules, one pair per origin, O(log g) each;
+// where every member is an origin the messages are rules instead (circulant_message.hpp), O(g +
+// n + log g) in all.
 // With the whole communicator as the group (members[v] = (v + root) mod p) this is exactly
 // circulant_bcast.cpp's schedule, and with every rank an origin circulant_allgatherv.cpp's.
 #pragma once

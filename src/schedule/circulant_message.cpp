@@ -36,14 +36,28 @@ std::shared_ptr<const RecvTable> recv_table(int p) {
 
 namespace {
 
+// Position o of the group owns the blocks owned(o): the even split of `blocks` over p positions
+// (the whole communicator), or the run a group table gives.
 class AllgatherMessage final : public BlockRule {
  public:
   AllgatherMessage(int p, int blocks, int k, int offset, int to)
       : p_(p), blocks_(blocks), k_(k), offset_(offset), to_(to) {}
+  AllgatherMessage(std::shared_ptr<const std::vector<BlockRun>> owned, int k, int offset, int to)
+      : p_(static_cast<int>(owned->size())), k_(k), offset_(offset), to_(to),
+        owned_(std::move(owned)) {}
 
   void expand(BlockSet& out) const override {
     const std::shared_ptr<const RecvTable> table = recv_table(p_);
     const int8_t* col = table->column(k_);
+    auto take = [&](int o, int first, int count) {
+      if (o == to_ || count == 0) return;
+      const int j = col[o < to_ ? to_ - o : to_ - o + p_] + offset_;
+      if (j >= 0) out.append(first + std::min(j, count - 1));
+    };
+    if (owned_ != nullptr) {
+      for (int o = 0; o < p_; ++o) take(o, (*owned_)[o].first, (*owned_)[o].count);
+      return;
+    }
     // Origin o's first block ceil(o B / p) = o base + ceil(o extra / p), stepped without a
     // division: whole + (frac > 0) with o extra = whole p + frac.
     const int base = blocks_ / p_, extra = blocks_ % p_;
@@ -52,10 +66,7 @@ class AllgatherMessage final : public BlockRule {
       frac += extra;
       if (frac >= p_) frac -= p_, ++whole;
       const int next = (o + 1) * base + whole + (frac > 0);
-      if (o != to_ && next > first) {
-        const int j = col[o < to_ ? to_ - o : to_ - o + p_] + offset_;
-        if (j >= 0) out.append(first + std::min(j, next - first - 1));
-      }
+      take(o, first, next - first);
       first = next;
     }
   }
@@ -63,7 +74,7 @@ class AllgatherMessage final : public BlockRule {
   bool same(const BlockRule& other) const override {
     const auto* o = dynamic_cast<const AllgatherMessage*>(&other);
     return o != nullptr && o->p_ == p_ && o->blocks_ == blocks_ && o->k_ == k_ &&
-           o->offset_ == offset_ && o->to_ == to_;
+           o->offset_ == offset_ && o->to_ == to_ && o->owned_ == owned_;
   }
 
   // At most one run per origin.
@@ -72,7 +83,8 @@ class AllgatherMessage final : public BlockRule {
   }
 
  private:
-  int p_, blocks_, k_, offset_, to_;
+  int p_, blocks_ = 0, k_, offset_, to_;
+  std::shared_ptr<const std::vector<BlockRun>> owned_;
 };
 
 }  // namespace
@@ -90,6 +102,26 @@ BlockSet allgather_message(const Skips& sk, int blocks, int k, int offset, int t
   BlockSet s;
   if (end > p) s.append_range(0, origin_first_block(blocks, p, end - p));
   s.append_range(origin_first_block(blocks, p, lo), origin_first_block(blocks, p, std::min(end, p)));
+  return s;
+}
+
+BlockSet group_allgather_message(const Skips& sk,
+                                 const std::shared_ptr<const std::vector<BlockRun>>& owned, int n,
+                                 int k, int offset, int to) {
+  const int g = sk.p;
+  if (g < 2) return {};
+  if (n > 1)
+    return k + offset < 0 ? BlockSet{}
+                          : BlockSet::named_by(
+                                std::make_shared<const AllgatherMessage>(owned, k, offset, to));
+  const int lo = ((to - sk.skip[k + 1] + 1) % g + g) % g;
+  const int end = lo + sk.skip[k + 1] - sk.skip[k];
+  BlockSet s;
+  auto add = [&](int from, int until) {
+    for (int o = from; o < until; ++o) s.append_range((*owned)[o].first, (*owned)[o].end());
+  };
+  if (end > g) add(0, end - g);
+  add(lo, std::min(end, g));
   return s;
 }
 

@@ -51,4 +51,13 @@ std::shared_ptr<const RecvTable> recv_table(int p);
 //    is every block of the origins (to - skip[k+1], to - skip[k]] mod p: one or two runs.
 BlockSet allgather_message(const Skips& sk, int blocks, int k, int offset, int to);
 
+// The same over a group of g = sk.p positions every one of which is an origin, position o owning
+// the blocks owned[o], ids ascending with o (arrival_allgatherv.cpp's early group); n the largest
+// count. With n >= 2 every position owns a block (counts of one split differ by at most one), so
+// the first fact applies as above; with n = 1 the message is the blocks of the positions
+// (to - skip[k+1], to - skip[k]] mod g, listed, O(their number): O(g) over a rank's rounds.
+BlockSet group_allgather_message(const Skips& sk,
+                                 const std::shared_ptr<const std::vector<BlockRun>>& owned, int n,
+                                 int k, int offset, int to);
+
 }  // namespace papcoll::circulant

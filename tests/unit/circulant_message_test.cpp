@@ -11,10 +11,12 @@
 #include <vector>
 
 #include "schedule/allgatherv_generators.hpp"
+#include "schedule/circulant_group.hpp"
 #include "schedule/circulant_message.hpp"
 #include "schedule/circulant_recv.hpp"
 #include "schedule/circulant_tables.hpp"
 #include "schedule/registry.hpp"
+#include "schedule/schedule_sink.hpp"
 #include "verify/verifier.hpp"
 
 namespace papcoll {
@@ -173,6 +175,32 @@ TEST(CirculantMessage, AMiddleRoundCarriesABlockOfEveryOtherOrigin) {
   const int q = circulant::make_skips(p).q;
   const Op& op = rs.ops[2 * static_cast<size_t>(q + 2)];  // round q + 2: offsets >= 0 from here
   EXPECT_EQ(op.blocks.size(), p - 1);
+}
+
+// A group whose every member is an origin (the arrival-aware all-gatherv's early stage): the
+// rule-named messages equal the per-origin schedules' (the path taken when ids need sorting).
+TEST(CirculantMessage, GroupRulesListWhatEachOriginsSchedulesList) {
+  for (int g = 2; g <= 40; ++g)
+    for (int split : {1, 2, 3, 5, 8}) {  // B = split g - 1 over 2g ranks: n = 1, 1, 2, 3, 4
+      const int p = 2 * g, blocks = std::max(1, split * g - 1);
+      std::vector<int> members(static_cast<size_t>(g));
+      for (int v = 0; v < g; ++v) members[static_cast<size_t>(v)] = 2 * v + (v % 3 == 0);
+      std::vector<circulant::GroupOrigin> origins;
+      for (int v = 0; v < g; ++v) {
+        const BlockSet own = origin_blocks(blocks, p, members[static_cast<size_t>(v)]);
+        origins.push_back({v, own.empty() ? BlockRun{0, 0} : own.runs().front()});
+      }
+      for (int v = 0; v < g; ++v) {
+        const int r = members[static_cast<size_t>(v)];
+        ScheduleSink ruled(p, r, r + 1), listed(p, r, r + 1);
+        circulant::emit_group(members, v, origins, 3, true, ruled);
+        circulant::emit_group(members, v, origins, 3, false, listed);
+        const std::vector<RankSchedule> a = std::move(ruled).take(), b = std::move(listed).take();
+        ASSERT_EQ(a[0].steps, b[0].steps) << "g=" << g << " B=" << blocks << " v=" << v;
+        for (size_t i = 0; i < a[0].ops.size(); ++i)
+          ASSERT_EQ(a[0].ops[i], b[0].ops[i]) << "g=" << g << " B=" << blocks << " v=" << v;
+      }
+    }
 }
 
 // A rule that counts its expansions.

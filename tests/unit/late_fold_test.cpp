@@ -177,7 +177,9 @@ TEST(LateFold, PacesOnlyWhereEveryReceiverIsPredictedPresent) {
       EXPECT_GT(paced, 10) << collective_name(coll);
       const RankSchedule& late = s.ranks[late_rank];
       const int64_t late_first = late.steps.empty() ? INT64_MAX : late.steps.front().round;
-      if (coll == Collective::allreduce) EXPECT_GE(late_first, paced);
+      if (coll == Collective::allreduce) {
+        EXPECT_GE(late_first, paced);
+      }
       if (late_first < paced) {
         const Op& first = late.ops_of(late.steps.front()).front();
         EXPECT_EQ(first.kind, OpKind::send) << collective_name(coll);
@@ -189,8 +191,9 @@ TEST(LateFold, PacesOnlyWhereEveryReceiverIsPredictedPresent) {
           if (st.round >= paced) continue;
           for (const Op& op : rs.ops_of(st)) {
             ++paced_ops;
-            if (op.kind == OpKind::send && op.peer == late_rank)
+            if (op.kind == OpKind::send && op.peer == late_rank) {
               EXPECT_GE(st.round, late_first) << collective_name(coll) << " rank " << rs.rank;
+            }
           }
         }
       }
@@ -223,8 +226,9 @@ TEST(LateFold, PacesOnlyWhereEveryReceiverIsPredictedPresent) {
         for (const RankSchedule& rs : s.ranks)
           for (const Step& st : rs.steps)
             for (const Op& op : rs.ops_of(st))
-              if (op.kind == OpKind::send && op.peer == late_rank)
+              if (op.kind == OpKind::send && op.peer == late_rank) {
                 EXPECT_GE(st.round, first) << "rank " << rs.rank << " to late rank " << late_rank;
+              }
       }
     }
   }

@@ -107,8 +107,9 @@ TEST_P(RegistryContract, OneVersionWhereMarked) {
                              << ": a block sent again after a receive into it";
       }
     }
-  if (algo.collective == Collective::reduce && !marked)
+  if (algo.collective == Collective::reduce && !marked) {
     EXPECT_GT(violations, 0) << algo.name << " is one-version for every input tried: mark it";
+  }
 }
 
 TEST_P(RegistryContract, ManyBlockCountsVerify) {
