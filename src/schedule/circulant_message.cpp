@@ -9,8 +9,9 @@
 
 namespace papcoll::circulant {
 
-RecvTable::RecvTable(int p) : p_(p), q_(make_skips(p).q) {
+RecvTable::RecvTable(int p) : p_(p) {
   const Skips sk = make_skips(p);
+  q_ = sk.q;
   cells_.resize(static_cast<size_t>(p) * q_);
   int row[kMaxQ];
   for (int v = 0; v < p; ++v) {
@@ -87,6 +88,18 @@ class AllgatherMessage final : public BlockRule {
   std::shared_ptr<const std::vector<BlockRun>> owned_;
 };
 
+// With one block per origin: the origins whose block reaches `to` in a round of index k, those at
+// to - d for d in [skip[k], skip[k+1]) (the second fact of the header), as positions
+// [lo, end) mod p with end - lo < p.
+struct OriginRange {
+  int lo, end;
+};
+OriginRange one_block_origins(const Skips& sk, int k, int to) {
+  const int p = sk.p;
+  const int lo = ((to - sk.skip[k + 1] + 1) % p + p) % p;
+  return {lo, lo + sk.skip[k + 1] - sk.skip[k]};
+}
+
 }  // namespace
 
 BlockSet allgather_message(const Skips& sk, int blocks, int k, int offset, int to) {
@@ -96,9 +109,7 @@ BlockSet allgather_message(const Skips& sk, int blocks, int k, int offset, int t
     return k + offset < 0 ? BlockSet{}
                           : BlockSet::named_by(
                                 std::make_shared<const AllgatherMessage>(p, blocks, k, offset, to));
-  // Origins to - d for d in [skip[k], skip[k+1]): [lo, lo + count) mod p, count < p.
-  const int lo = ((to - sk.skip[k + 1] + 1) % p + p) % p;
-  const int end = lo + sk.skip[k + 1] - sk.skip[k];
+  const auto [lo, end] = one_block_origins(sk, k, to);
   BlockSet s;
   if (end > p) s.append_range(0, origin_first_block(blocks, p, end - p));
   s.append_range(origin_first_block(blocks, p, lo), origin_first_block(blocks, p, std::min(end, p)));
@@ -114,8 +125,7 @@ BlockSet group_allgather_message(const Skips& sk,
     return k + offset < 0 ? BlockSet{}
                           : BlockSet::named_by(
                                 std::make_shared<const AllgatherMessage>(owned, k, offset, to));
-  const int lo = ((to - sk.skip[k + 1] + 1) % g + g) % g;
-  const int end = lo + sk.skip[k + 1] - sk.skip[k];
+  const auto [lo, end] = one_block_origins(sk, k, to);
   BlockSet s;
   auto add = [&](int from, int until) {
     for (int o = from; o < until; ++o) s.append_range((*owned)[o].first, (*owned)[o].end());

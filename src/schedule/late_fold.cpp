@@ -1,7 +1,5 @@
 #include "schedule/late_fold.hpp"
 
-#include "schedule/clairvoyant/finish_rounds.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>

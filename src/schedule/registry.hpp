@@ -90,7 +90,8 @@ struct AlgorithmInfo {
   AutoRole auto_role = AutoRole::none;
   // What `auto` costs the algorithm with (every row with an auto_role has one): the cost model's
   // mean elapsed time (own arrival to own finish, averaged over ranks) of the schedule for `in`
-  // under in.arrivals, estimated in O(p) without building the schedule (estimate.hpp).
+  // under in.arrivals, estimated in O(p) without building the schedule (estimate.hpp); for the
+  // rows with a generation_cost, from a cached Clairvoyant simulation (finish_rounds.hpp).
   double (*predict)(const GeneratorInput& in) = nullptr;
   // Rows whose schedule is a global computation that grows faster than p (Clairvoyant's greedy
   // simulation, late-fold's early group): the seconds every rank spends, on the call's path, on
