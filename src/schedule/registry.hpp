@@ -12,6 +12,7 @@
 namespace papcoll {
 
 class LinkModel;
+struct NodeLayout;
 
 // Hockney parameters, in seconds and bytes: a message of m bytes costs alpha + beta*m, reducing m
 // bytes costs gamma*m.
@@ -27,6 +28,11 @@ struct CostParams {
   // never waits for the reader. Only late-fold reads it (its one-node form, the reduce's and the
   // all-reduce's).
   bool shared_memory = false;
+  // The links between two ranks of one node (GeneratorInput::nodes), seconds and seconds per
+  // byte; alpha and beta above are the links between nodes. Non-positive: the same as between
+  // nodes. Read only where a node layout is given.
+  double intra_alpha = 0;
+  double intra_beta = 0;
 };
 
 // Everything a generator may depend on. Generators are pure functions of this struct: the same
@@ -51,6 +57,9 @@ struct GeneratorInput {
   // Per-pair Hockney model of the network (src/model/link_model.hpp) for the model-based
   // scatterv/gatherv trees; null means every pair has cost.alpha and cost.beta.
   std::shared_ptr<const LinkModel> link_model;
+  // Which ranks share a node (model/node_layout.hpp): ranks of one node share the node's link to
+  // the network and talk to each other over cost.intra_alpha/intra_beta. Null: one rank per node.
+  std::shared_ptr<const NodeLayout> nodes;
 };
 
 // Time to transfer and reduce one block under the Hockney model: the paper's tau
