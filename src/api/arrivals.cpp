@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "api/error.hpp"
+#include "error/error.hpp"
 
 namespace papcoll {
 

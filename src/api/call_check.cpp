@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "api/error.hpp"
+#include "error/error.hpp"
 #include "executor/datatype_layout.hpp"
 
 namespace papcoll {

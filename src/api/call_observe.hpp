@@ -6,8 +6,8 @@
 
 #include "api/call_check.hpp"
 #include "api/collective_call.hpp"
-#include "api/selection.hpp"
 #include "observe/call_watch.hpp"
+#include "select/selection.hpp"
 
 namespace papcoll {
 

@@ -10,13 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "api/error.hpp"
-#include "api/selection.hpp"
+#include "error/error.hpp"
+#include "error/guarded_call.hpp"
 #include "executor/comm_context.hpp"
 #include "executor/datatype_layout.hpp"
 #include "papcoll/papcoll.h"
 #include "prediction/monitor.hpp"
 #include "schedule/registry.hpp"
+#include "select/selection.hpp"
 
 namespace papcoll {
 
@@ -148,20 +149,5 @@ class CollectiveCall {
 
 // The gamma class of a predefined element type (float, the integers; anything else as double).
 GammaClass gamma_class_of(MPI_Datatype t);
-
-// Runs an entry point's body for the C API: nothing may escape into C callers, so an exception
-// (a resource failure or a bug) becomes PAPCOLL_ERR_INTERNAL with a message.
-template <typename Body>
-int guarded_call(const char* who, Body body) {
-  try {
-    return body();
-  } catch (const std::bad_alloc&) {
-    return fail(PAPCOLL_ERR_INTERNAL, std::string(who) + ": out of memory");
-  } catch (const std::exception& e) {
-    return fail(PAPCOLL_ERR_INTERNAL, std::string(who) + ": " + e.what());
-  } catch (...) {
-    return fail(PAPCOLL_ERR_INTERNAL, std::string(who) + ": unknown exception");
-  }
-}
 
 }  // namespace papcoll

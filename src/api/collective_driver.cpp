@@ -2,9 +2,9 @@
 
 #include <utility>
 
-#include "api/error.hpp"
 #include "api/refusal_join.hpp"
 #include "api/schedule_source.hpp"
+#include "error/error.hpp"
 
 namespace papcoll {
 

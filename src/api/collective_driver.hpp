@@ -39,9 +39,9 @@
 #include "api/call_check.hpp"
 #include "api/call_observe.hpp"
 #include "api/collective_call.hpp"
-#include "api/selection.hpp"
 #include "executor/comm_context.hpp"
 #include "observe/call_watch.hpp"
+#include "select/selection.hpp"
 
 namespace papcoll {
 

@@ -6,8 +6,8 @@
 #include <cstring>
 #include <string>
 
-#include "api/selection.hpp"
 #include "papcoll/papcoll.h"
+#include "select/selection.hpp"
 
 namespace papcoll {
 namespace {

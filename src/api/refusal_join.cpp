@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "api/call_observe.hpp"
-#include "api/error.hpp"
 #include "api/stand_in.hpp"
+#include "error/error.hpp"
 #include "executor/datatype_layout.hpp"
 #include "observe/mpi_names.hpp"
 #include "observe/refusal.hpp"

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <utility>
 
-#include "api/error.hpp"
+#include "error/error.hpp"
 #include "model/link_model_io.hpp"
 
 namespace papcoll {

@@ -5,9 +5,9 @@
 #include <string>
 #include <utility>
 
-#include "api/error.hpp"
+#include "error/error.hpp"
 #include "papcoll/papcoll.h"
-#include "schedule/scatter_gather_generators.hpp"
+#include "schedule/scatter_gather/scatter_gather_generators.hpp"
 #include "verify/verifier.hpp"
 
 namespace papcoll {

@@ -15,10 +15,10 @@
 #include <sstream>
 #include <vector>
 
-#include "api/error.hpp"
 #include "calibration/calibration_file.hpp"
 #include "calibration/calibration_measure.hpp"
 #include "calibration/calibration_plan.hpp"
+#include "error/error.hpp"
 #include "executor/mpi_status.hpp"
 #include "model/link_model_io.hpp"
 #include "papcoll/papcoll.h"

@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "api/call_check.hpp"
-#include "api/error.hpp"
+#include "error/error.hpp"
 #include "intercept/intercept_config.hpp"
 #include "intercept/intercept_observe.hpp"
 #include "intercept/intercept_quick.hpp"

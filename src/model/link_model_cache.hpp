@@ -1,8 +1,8 @@
 // The link models a communicator has used (papcoll_options.model_file), each under the path the
-// root of the call that loaded it gave. The root of a scatterv/gatherv call reads a file the
-// first time its path is used and sends the model to every rank, which all add it here at that
-// same call (src/api/sg_agreement.cpp). So every rank holds the same entries in the same order,
-// and a serial number names one model on every rank: later calls send only the serial.
+// root of the call that loaded it gave. The root of a scatterv/gatherv call reads a file the first
+// time its path is used and sends the model to every rank, which all add it here at that same call
+// (src/api/scatter_gather_call.cpp). So every rank holds the same entries in the same order, and a
+// serial number names one model on every rank: later calls send only the serial.
 #pragma once
 
 #include <cstddef>

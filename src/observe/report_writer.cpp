@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "api/collective_call.hpp"
-#include "api/error.hpp"
+#include "error/error.hpp"
+#include "error/guarded_call.hpp"
 #include "observe/comm_observer.hpp"
 #include "observe/observe_config.hpp"
 #include "observe/report_stats.hpp"

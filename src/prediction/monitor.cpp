@@ -12,7 +12,7 @@
 #include <system_error>
 #include <tuple>
 
-#include "api/error.hpp"
+#include "error/error.hpp"
 #include "schedule/registry.hpp"
 
 namespace papcoll::prediction {

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "api/error.hpp"
+#include "error/error.hpp"
 #include "papcoll/papcoll.h"
 #include "prediction/monitor.hpp"
 

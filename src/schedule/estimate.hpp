@@ -4,7 +4,7 @@
 // O(p^2) for the ring family). Every estimator follows the cost model's rules: a message of m
 // bytes takes alpha + beta m from the moment both ends have reached its step, a reducing receive
 // adds gamma m, a step ends when its receives are combined (docs/algorithms.md, "auto").
-// tests/unit/estimate_test.cpp compares every estimator with the cost model.
+// tests/unit/schedule/estimate_test.cpp compares every estimator with the cost model.
 #pragma once
 
 #include <algorithm>

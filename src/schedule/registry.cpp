@@ -9,9 +9,9 @@
 #include "schedule/allgatherv_generators.hpp"
 #include "schedule/allreduce_generators.hpp"
 #include "schedule/bcast_generators.hpp"
-#include "schedule/late_fold.hpp"
+#include "schedule/late_fold/late_fold.hpp"
 #include "schedule/reduce_generators.hpp"
-#include "schedule/scatter_gather_generators.hpp"
+#include "schedule/scatter_gather/scatter_gather_generators.hpp"
 #include "schedule/schedule_sink.hpp"
 
 namespace papcoll {

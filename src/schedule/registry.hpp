@@ -72,7 +72,7 @@ class ScheduleSink;
 // call path, every rank for the verifier, the cost model and the tools.
 using GeneratorFn = void (*)(const GeneratorInput& in, ScheduleSink& out);
 
-// The part `auto` may give an algorithm (src/api/auto_selection.hpp): a balanced candidate (the
+// The part `auto` may give an algorithm (src/select/selection.hpp): a balanced candidate (the
 // model of what the MPI library's own collective achieves) or an arrival-aware one.
 enum class AutoRole { none, balanced, arrival_aware };
 

@@ -1,0 +1,273 @@
+#include "select/selection.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <cstring>
+#include <limits>
+
+#include "schedule/allgatherv_generators.hpp"
+#include "schedule/bcast_generators.hpp"
+
+namespace papcoll {
+
+namespace {
+constexpr const char* kAuto = "auto";
+constexpr const char* kNative = "native";
+}  // namespace
+
+bool resolve_algorithm(Collective c, const char* name, Selection* out) {
+  if (name == nullptr || std::strcmp(name, kAuto) == 0) {
+    *out = Selection{true, nullptr};
+    return true;
+  }
+  if (std::strcmp(name, kNative) == 0) {
+    *out = Selection{false, nullptr};
+    return true;
+  }
+  const AlgorithmInfo* a = find_algorithm(c, name);
+  if (a == nullptr) return false;
+  *out = Selection{false, a};
+  return true;
+}
+
+std::string algorithm_names(Collective c, const char* sep) {
+  std::string names;
+  for (const AlgorithmInfo* a : algorithms_for(c)) names += std::string(a->name) + sep;
+  if (names.empty()) return names;  // nothing papcoll could run or choose between
+  return names + kNative + sep + kAuto;
+}
+
+namespace {
+
+const double kInf = std::numeric_limits<double>::infinity();
+
+// The candidate's estimate for `in` as the call would run it, with `arrivals` (the preparation of
+// an algorithm that ignores arrivals drops them; its estimate still depends on them); +inf when
+// it cannot be costed.
+double predicted(const AlgorithmInfo& algo, GeneratorInput in, const std::vector<double>& arrivals,
+                 const PrepareInput& prepare) {
+  try {
+    prepare(algo, &in);
+    in.arrivals = arrivals;
+    const double t = algo.predict(in);
+    return std::isfinite(t) ? t : kInf;
+  } catch (const std::exception&) {
+    return kInf;
+  }
+}
+
+// The row's generation cost for `in` as the call would run it (AlgorithmInfo::generation_cost),
+// and the schedule key it would be cached under: cost 0 for rows that have none and for a key in
+// `recent`, +inf when it cannot be costed.
+double generation_seconds(const AlgorithmInfo& algo, GeneratorInput in,
+                          const std::vector<double>& arrivals, const PrepareInput& prepare,
+                          const RecentChoices* recent, std::string* key) {
+  if (algo.generation_cost == nullptr) return 0;
+  try {
+    prepare(algo, &in);
+    in.arrivals = arrivals;
+    *key = schedule_key(algo.collective, &algo, in);
+    if (recent != nullptr && recent->contains(*key)) return 0;
+    const double t = algo.generation_cost(in);
+    return std::isfinite(t) && t >= 0 ? t : kInf;
+  } catch (const std::exception&) {
+    return kInf;
+  }
+}
+
+// Whether an arrival-aware row of bcast or allgatherv leaves some rank out of its early group for
+// these arrivals. If not, its schedule is the circulant one (with the row's own block count), and
+// a difference in predicted time would come from the block count, not from the arrivals: the
+// balanced choice stands.
+bool leaves_ranks_out(Collective c, const AlgorithmInfo& a, GeneratorInput in,
+                      const PrepareInput& prepare) {
+  try {
+    prepare(a, &in);
+    if (c == Collective::bcast) return arrival_bcast_late_ranks(in) > 0;
+    if (c == Collective::allgatherv) return arrival_allgatherv_late_ranks(in) > 0;
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base, const PrepareInput& prepare,
+                                double min_gain, double pattern_cost, RecentChoices* recent) {
+  AutoVerdict v;
+  if (base.arrivals.empty() || base.p < 2) return v;
+  v.imbalance = imbalance_factor(base.arrivals, base.cost, base.bytes);
+  v.why = AutoWhy::balanced;
+  if (!(v.imbalance >= kAutoMinImbalance)) return v;
+  v.balanced_time = v.native_elapsed = v.aware_elapsed = kInf;
+  std::string best_key;  // the best aware row's schedule key, where it has a generation cost
+  // Rows with a generation cost last: their cost is charged like pattern_cost, and where it alone
+  // reaches the best estimate so far the row cannot win, so its predict (which costs about as
+  // much: a simulation at p = 1024 takes a tenth of a second) is not called.
+  for (const bool costly : {false, true})
+    for (const AlgorithmInfo* a : algorithms_for(c)) {
+      if (a->predict == nullptr || (a->generation_cost != nullptr) != costly) continue;
+      if (a->auto_role == AutoRole::balanced) {
+        v.balanced_time = std::min(v.balanced_time, predicted(*a, base, {}, prepare));
+        v.native_elapsed =
+            std::min(v.native_elapsed, predicted(*a, base, base.arrivals, prepare));
+      } else if (a->auto_role == AutoRole::arrival_aware) {
+        std::string key;
+        const double charge =
+            pattern_cost + generation_seconds(*a, base, base.arrivals, prepare, recent, &key);
+        if (!(charge < std::min(v.aware_elapsed, v.native_elapsed))) continue;
+        const double t = predicted(*a, base, base.arrivals, prepare) + charge;
+        if (t < v.aware_elapsed) {
+          v.aware_elapsed = t;
+          v.best_aware = a;
+          best_key = std::move(key);
+        }
+      }
+    }
+  if (base.root >= 0 && base.root < base.p && std::isfinite(v.balanced_time)) {
+    // A rooted collective of the MPI library (segmented, eager trees) lets a rank leave once its
+    // data is handed on: only the root must wait for the latest arrival. The best that can do.
+    const double latest = *std::max_element(base.arrivals.begin(), base.arrivals.end());
+    const double root_wait = latest - base.arrivals[static_cast<size_t>(base.root)];
+    v.native_elapsed =
+        std::min(v.native_elapsed, v.balanced_time + root_wait / static_cast<double>(base.p));
+  }
+  v.why = AutoWhy::small_gain;
+  if (std::isfinite(v.balanced_time) && v.balanced_time > 0 && std::isfinite(v.native_elapsed) &&
+      std::isfinite(v.aware_elapsed))
+    v.gain = (v.native_elapsed - v.aware_elapsed) / v.balanced_time;
+  if (v.best_aware != nullptr && std::isfinite(v.balanced_time) &&
+      v.native_elapsed - v.aware_elapsed >= min_gain * v.balanced_time) {
+    v.algo = v.best_aware;
+    v.why = AutoWhy::aware;
+    if (recent != nullptr && !best_key.empty()) recent->add(std::move(best_key));
+  }
+  return v;
+}
+
+const AlgorithmInfo* choose_allreduce(int64_t count, bool commutative, const GeneratorInput& base,
+                                      const PrepareInput& prepare, AutoVerdict* verdict,
+                                      double pattern_cost, RecentChoices* recent) {
+  if (!commutative || count < base.p) {
+    if (verdict != nullptr) *verdict = AutoVerdict{nullptr, AutoWhy::rule};
+    return nullptr;
+  }
+  const AutoVerdict v =
+      choose_for_arrivals(Collective::allreduce, base, prepare, kAutoMinGainAllreduce, pattern_cost,
+                          recent);
+  if (verdict != nullptr) *verdict = v;
+  return v.algo;
+}
+
+const AlgorithmInfo* choose_reduce(bool commutative, const GeneratorInput& base,
+                                   const PrepareInput& prepare, AutoVerdict* verdict,
+                                   double pattern_cost, RecentChoices* recent) {
+  if (!commutative) {
+    if (verdict != nullptr) *verdict = AutoVerdict{nullptr, AutoWhy::rule};
+    return nullptr;
+  }
+  const AutoVerdict v =
+      choose_for_arrivals(Collective::reduce, base, prepare, kAutoMinGainReduce, pattern_cost,
+                          recent);
+  if (verdict != nullptr) *verdict = v;
+  return v.algo;
+}
+
+const AlgorithmInfo* choose_schedule_for_arrivals(Collective c, const AlgorithmInfo* balanced,
+                                                  const GeneratorInput& base,
+                                                  const PrepareInput& prepare,
+                                                  double message_bytes) {
+  if (balanced == nullptr || base.arrivals.empty() || base.p < 2) return balanced;
+  if (!(imbalance_factor(base.arrivals, base.cost, message_bytes) >= kAutoMinImbalance))
+    return balanced;
+  const double t_balanced = predicted(*balanced, base, base.arrivals, prepare);
+  const double t_own = predicted(*balanced, base, {}, prepare);  // with equal arrivals
+  const AlgorithmInfo* best = nullptr;
+  double t_best = kInf;
+  for (const AlgorithmInfo* a : algorithms_for(c)) {
+    if (a->auto_role != AutoRole::arrival_aware || a->predict == nullptr) continue;
+    if (!leaves_ranks_out(c, *a, base, prepare)) continue;
+    const double t = predicted(*a, base, base.arrivals, prepare);
+    if (t < t_best) {
+      t_best = t;
+      best = a;
+    }
+  }
+  if (best != nullptr && std::isfinite(t_own) &&
+      t_balanced - t_best >= kAutoMinGainSchedule * t_own)
+    return best;
+  return balanced;
+}
+
+double library_bcast_time(int p, double bytes, const CostParams& cost) {
+  if (p < 2) return 0;
+  const double log_p = std::ceil(std::log2(static_cast<double>(p)));
+  const double binomial = log_p * (cost.alpha + cost.beta * bytes);
+  const double scatter_allgather = (log_p + p - 1) * cost.alpha +
+                                   2.0 * cost.beta * bytes * (p - 1) / static_cast<double>(p);
+  return std::min(binomial, scatter_allgather);
+}
+
+const AlgorithmInfo* choose_bcast(const GeneratorInput& base, const PrepareInput& prepare) {
+  const AlgorithmInfo* circulant = find_algorithm(Collective::bcast, "circulant");
+  const AlgorithmInfo* pick =
+      choose_schedule_for_arrivals(Collective::bcast, circulant, base, prepare, base.bytes);
+  if (pick != circulant || circulant == nullptr || base.p < 2) return pick;
+  const double t_circulant = predicted(*circulant, base, {}, prepare);
+  const double t_library = library_bcast_time(base.p, base.bytes, base.cost);
+  return std::isfinite(t_circulant) && std::isfinite(t_library) &&
+                 t_circulant <= (1.0 - kAutoMinGainBalancedBcast) * t_library
+             ? circulant
+             : nullptr;
+}
+
+const AlgorithmInfo* choose_allgatherv(const GeneratorInput& base, bool shared_window,
+                                       const PrepareInput& prepare) {
+  if (shared_window) return find_algorithm(Collective::allgatherv, "linear");
+  return choose_schedule_for_arrivals(Collective::allgatherv,
+                                      find_algorithm(Collective::allgatherv, "circulant"), base,
+                                      prepare, base.bytes / std::max(1, base.p));
+}
+
+AutoChoice choose_auto(Collective c, const AutoRequest& r) {
+  AutoChoice choice;
+  AutoVerdict v;
+  switch (c) {
+    case Collective::allreduce:
+      choice.algo =
+          choose_allreduce(r.units, r.commutative, r.base, r.prepare, &v, r.pattern_cost, r.recent);
+      choice.why = v.why;
+      choice.gain = v.gain;
+      break;
+    case Collective::reduce:
+      choice.algo = choose_reduce(r.commutative, r.base, r.prepare, &v, r.pattern_cost, r.recent);
+      choice.why = v.why;
+      choice.gain = v.gain;
+      break;
+    case Collective::bcast:
+      choice.algo = choose_bcast(r.base, r.prepare);
+      break;
+    case Collective::allgatherv:
+      choice.algo = choose_allgatherv(r.base, r.shared_memory, r.prepare);
+      break;
+    case Collective::scatterv:
+    case Collective::gatherv:
+      choice.tree_by_schedule_source = true;
+      return choice;
+  }
+  choice.native = choice.algo == nullptr;
+  return choice;
+}
+
+double imbalance_factor(const std::vector<double>& arrivals, const CostParams& cost,
+                        double bytes) {
+  if (arrivals.empty()) return 0.0;
+  const auto [lo, hi] = std::minmax_element(arrivals.begin(), arrivals.end());
+  const double one_message = cost.alpha + cost.beta * bytes;
+  if (!(one_message > 0)) return *hi > *lo ? std::numeric_limits<double>::infinity() : 0.0;
+  return (*hi - *lo) / one_message;
+}
+
+}  // namespace papcoll
