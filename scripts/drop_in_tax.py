@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""What drop-in use costs a balanced program (issue #17, docs/intercept.md "What a balanced
-program pays"): papcoll-loop (a plain MPI program calling one collective back to back) run plainly
+"""What drop-in use costs a balanced program (docs/intercept.md "What a balanced program
+pays"): papcoll-loop (a plain MPI program calling one collective back to back) run plainly
 and under LD_PRELOAD=libpapcoll-intercept.so with the default `auto` everywhere, interleaved
 (native, preloaded, native, preloaded, ...), per operation, size and rank count. Prints the median
 time per call of each and their ratio (preloaded / native, the median of the per-round ratios).

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""What the straggler report and the watchdog cost a balanced program (issue #20 item 4,
-docs/report-format.md "Cost"): papcoll-loop (a plain MPI program calling one collective back to
+"""What the straggler report and the watchdog cost a balanced program (docs/report-format.md
+"Cost"): papcoll-loop (a plain MPI program calling one collective back to
 back) under LD_PRELOAD=libpapcoll-intercept.so in three configurations, interleaved per round:
 
   board-off   PAPCOLL_BOARD=0: no call board, no report, no watchdog (nothing observed at all)

@@ -1,5 +1,5 @@
-// papcoll-drop-in-ab: what the interposition library's wrapper costs a balanced program (issue
-// #17 item 2, docs/intercept.md "No tax on balanced calls"), in one process so that the
+// papcoll-drop-in-ab: what the interposition library's wrapper costs a balanced program
+// (docs/intercept.md "No tax on balanced calls"), in one process so that the
 // machine's noise hits both sides alike. Run it under LD_PRELOAD=libpapcoll-intercept.so: every
 // round runs a block of CALLS calls of the MPI_ function (through the wrapper, with whatever
 // PAPCOLL_* the environment sets) and a block of the PMPI_ function (the MPI library's own), in

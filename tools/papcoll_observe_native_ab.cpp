@@ -1,5 +1,5 @@
 // papcoll-observe-native-ab: what the straggler report and the armed watchdog cost an unmodified
-// program's MPI_Allreduce under LD_PRELOAD (issue #20 item 4, docs/report-format.md "Cost"), in
+// program's MPI_Allreduce under LD_PRELOAD (docs/report-format.md "Cost"), in
 // one process so that the machine's noise hits both configurations alike. Run it under
 // LD_PRELOAD=libpapcoll-intercept.so with PAPCOLL_REPORT and PAPCOLL_TIMEOUT set: every round
 // runs a block of CALLS 8-byte MPI_Allreduce calls (MPI_DOUBLE, MPI_SUM) observed, and one inside

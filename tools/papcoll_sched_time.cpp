@@ -43,7 +43,7 @@ void counted_free(void* p) {
 }
 
 // The work of one call is the generating thread's CPU time, not wall time: on a shared machine a
-// preempted call would otherwise count the other processes' time (issue #16 asks for the work per
+// preempted call would otherwise count the other processes' time (what matters is the work per
 // rank and call on one core).
 double thread_seconds() {
   timespec ts{};

@@ -78,8 +78,8 @@ EXISTING_1024 = [
 
 
 # The rows without the platform's parameters run with papcoll's default Hockney parameters (the
-# "papcoll's defaults" rows of docs/results.md); since issue #17 papcoll would otherwise measure
-# the network itself at the first collective (docs/calibration.md): the `+cal` rows.
+# "papcoll's defaults" rows of docs/results.md); papcoll would otherwise measure the network
+# itself at the first collective (docs/calibration.md): the `+cal` rows.
 DEFAULTS = {"PAPCOLL_CALIBRATION": "off"}
 
 def main():
@@ -132,7 +132,7 @@ def main():
             exp.run("prr50", "gige-48", 48, common + ["--algo", "prr"] + tau, cfg=net,
                     variant="prr+tau")
         # Neither papcoll's defaults nor the platform's parameters: papcoll measures the network
-        # itself at the first collective (docs/calibration.md; issue #17), network only and with
+        # itself at the first collective (docs/calibration.md), network only and with
         # the computation charged (the ring of the charged row is table3's).
         cal = {"PAPCOLL_CALIBRATION": "always"}
         exp.run("prr50", "gige-48", 48, common + ["--algo", "prr"], cfg=net, variant="prr+cal",

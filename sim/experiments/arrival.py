@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Broadcast and all-gatherv that do not wait for late receivers (issue #19): papcoll's
+"""Broadcast and all-gatherv that do not wait for late receivers: papcoll's
 arrival-aware schedules and `auto` against the circulant schedules, the binomial tree, SMPI's
 MPI library (`native`, Open MPI's selection) and SMPI's ports of Patarasuk and Yuan's
 arrival-pattern-aware broadcasts (`native` with --cfg=smpi/bcast:arrival_pattern_aware, ..._wait),
@@ -12,8 +12,8 @@ given as the oracle pattern (docs/papcoll-bench.md), computation charged:
   gige48-sweep       48 ranks, broadcast of 64K floats (256 KiB), rank 1 late by 0..100 ms
   gige1024-bcast     1024 ranks, 4K floats (16 KiB), rank 1 5 ms late and balanced (each
                      simulation 5-10 minutes on the development VM; --quick: gige-128)
-  gige512-bcast      the same on 512 ranks (issue #19's fallback where 1024 ranks take more
-                     than 20 minutes of wall time)
+  gige512-bcast      the same on 512 ranks (the fallback where 1024 ranks take more than 20
+                     minutes of wall time)
 
   /usr/bin/python3 sim/experiments/arrival.py [--quick] [--only gige48-bcast,...]
 """

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Late-fold experiments (issue #18, docs/algorithms.md "late-fold") on the simulated 48-node GigE
+"""Late-fold experiments (docs/algorithms.md "late-fold") on the simulated 48-node GigE
 cluster (gige-48): the post-arrival time P of the late-fold all-reduce and reduce against PRR, the
 ring, Clairvoyant, the binomial tree and the MPI library's collectives. papcoll runs with the
 platform's Hockney parameters (--alpha 22e-6 --beta 8e-9, as the PRR "+tau" rows), computation
@@ -21,9 +21,9 @@ import sys
 from common import Experiment, PLATFORM_HOCKNEY, parse_args, wants
 
 GOALS = {
-    "source": "issue #18: P <= 1.30 delta one rank late at 50..1000 ms, mean elapsed 1.08x PRR's "
-              "at 50 ms, within 2% of PRR at 1..10 ms and 3% of the ring at 0 ms; P <= 1.5 delta "
-              "for k-late:2 and k-late:4 at 100 ms",
+    "source": "docs/algorithms.md \"late-fold\": P <= 1.30 delta one rank late at 50..1000 ms, "
+              "mean elapsed 1.08x PRR's at 50 ms, within 2% of PRR at 1..10 ms and 3% of the ring "
+              "at 0 ms; P <= 1.5 delta for k-late:2 and k-late:4 at 100 ms",
     "delta_ms": (22e-6 + 8e-9 * 4 * 2 ** 20) * 1e3,
 }
 

@@ -32,8 +32,8 @@ ALGOS = "clairvoyant,binomial,rabenseifner,radix-k,ring,native"
 
 
 # The rows without the platform's parameters run with papcoll's default Hockney parameters, as
-# the paper's comparison asks; since issue #17 papcoll would otherwise measure the network itself
-# at the first collective (docs/calibration.md), which the `+tau` rows stand for.
+# the paper's comparison asks; papcoll would otherwise measure the network itself at the first
+# collective (docs/calibration.md), which the `+tau` rows stand for.
 DEFAULTS = {"PAPCOLL_CALIBRATION": "off"}
 
 def main():

@@ -357,7 +357,7 @@ the paper's advantage at 50 ms, and so has it with papcoll's own measurement of 
 (`+cal` rows: no parameters given, docs/calibration.md). In Table 3's charged runs (2026-11-23,
 not re-run since) PRR lost about {gen} to the ring even without a delay (the `+tau` row at 0 ms):
 every rank then generated the whole p x 2(p-1)-transfer schedule at every call, charged as
-computation on the critical path; since issue #16 each rank builds only its own steps, and the
+computation on the critical path; since then each rank builds only its own steps, and the
 charged calibrated row above (re-run 2026-11-26) is within a few percent of the network-only one.
 Conclusion: the paper's PRR result is reproduced once PRR knows the network, which papcoll now
 measures itself unless told."""
@@ -508,7 +508,7 @@ quickly; the paper's run time (first arrival to last completion) is dominated by
 arrival and the root, where every algorithm must wait. The ring and radix-k are the fastest
 without delays here (the paper does not show that point), and `native` (SMPI's port of Open
 MPI's decision: a pipelined or binomial tree) behaves like binomial, as in the paper's
-description of Open MPI's default. Since issue #17 an unmodified run measures the network at
+description of Open MPI's default. Now an unmodified run measures the network at
 its first collective (docs/calibration.md) and gets about the platform's d without being told."""
 
 
@@ -596,7 +596,7 @@ this needs a look at how papcoll-bench's all-gatherv shapes and SMPI's flow mode
 the network-only all-gatherv numbers are trusted."""
 
 
-# ------------------------------------------------------------------------- arrival-aware (#19)
+# ----------------------------------------------------------------------------- arrival-aware
 
 ARRIVAL_ORDER = ("auto", "arrival-aware", "circulant", "binomial", "ring", "bruck", "native",
                  "native-arrival_pattern_aware", "native-arrival_pattern_aware_wait",
@@ -622,7 +622,7 @@ def arrival_pair_table(rows, late_label):
 
 
 def arrival_section(doc, png):
-    out = ["## Broadcast and all-gatherv that do not wait for late receivers (issue #19)", "",
+    out = ["## Broadcast and all-gatherv that do not wait for late receivers", "",
            source_line(doc), "",
            "papcoll's arrival-aware schedules (docs/circulant.md, \"Arrival-aware broadcast and "
            "all-gatherv\") and `auto` against the circulant schedules, the baselines, SMPI's MPI "
@@ -808,11 +808,12 @@ not precise to better than a few percent.
 
 
 def late_fold_section(doc, png):
-    """Issue #18's figures: P (mean over ranks of finish - last arrival) against delta, one
+    """late-fold's figures: P (mean over ranks of finish - last arrival) against delta, one
     whole-buffer message, per delay and mode, and the goals checked."""
     delta = doc["paper"].get("delta_ms")
-    out = ["## late-fold: one message after the last arrival (issue #18)", "", source_line(doc), "",
-           "Goals (" + doc["paper"].get("source", "") + f"). delta = {fmt(delta, 2)} ms. "
+    out = ["## late-fold: one message after the last arrival", "", source_line(doc), "",
+           "Goals (" + recorded_text(doc["paper"].get("source", "")) +
+           f"). delta = {fmt(delta, 2)} ms. "
            "P = mean over ranks of (finish - last arrival), in ms with P / delta in brackets; "
            "mean elapsed in ms.", ""]
     for note in doc.get("notes", []):

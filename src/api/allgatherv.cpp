@@ -15,7 +15,8 @@
 // (executor/shared_transport.hpp; PAPCOLL_SHARED_MEMORY=0 turns it off), and "auto" takes the
 // linear schedule there (selection.cpp choose_auto); elsewhere "auto" is the circulant
 // all-to-all broadcast, or the arrival-aware all-gatherv with an imbalanced agreed arrival pattern
-// where the cost model says it pays (issue #19; selection.hpp choose_allgatherv).
+// where the cost model says it pays (docs/circulant.md "Arrival-aware broadcast and
+// all-gatherv"; selection.hpp choose_allgatherv).
 #include <algorithm>
 #include <climits>
 #include <string>
@@ -136,7 +137,8 @@ class AllgathervCall final : public CollectiveDescription {
   // Message sizes are ints; MPI_Allgatherv handles larger calls in the user's elements.
   bool needs_native() const override { return total_ > INT_MAX; }
 
-  // Arrivals (issue #19): agreed when "auto" or an arrival-aware row reads them.
+  // Arrivals: agreed when "auto" or an arrival-aware row (the early ranks gather among
+  // themselves while the late ones compute) reads them.
   bool reads_arrivals() const override { return true; }
 
   AutoRequest auto_request(const CollectiveCall& call,

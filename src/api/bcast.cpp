@@ -10,7 +10,8 @@
 // model (registry.cpp, pipeline_blocks): under the Hockney model it is never slower than the
 // binomial tree, which is its own n = 1 case, and its n adapts to the message size. With an
 // imbalanced agreed arrival pattern it is the arrival-aware broadcast where the cost model says
-// it pays (issue #19; selection.hpp choose_bcast).
+// it pays (docs/circulant.md "Arrival-aware broadcast and all-gatherv"; selection.hpp
+// choose_bcast).
 #include <climits>
 #include <string>
 #include <utility>
@@ -71,7 +72,8 @@ class BcastCall final : public CollectiveDescription {
 
   bool run_alone(CollectiveCall&, int*) override { return true; }  // the root's buffer is it
 
-  // Arrivals (issue #19): agreed when "auto" or an arrival-aware row reads them.
+  // Arrivals: agreed when "auto" or an arrival-aware row (a late receiver need not be waited
+  // for) reads them.
   bool reads_arrivals() const override { return true; }
 
   AutoRequest auto_request(const CollectiveCall& call,

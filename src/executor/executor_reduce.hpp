@@ -1,4 +1,4 @@
-// The reduce wrapper of the executor (issue #3): the schedule engine is execute_schedule
+// The reduce wrapper of the executor: the schedule engine is execute_schedule
 // (executor.hpp); this only decides which buffer the schedule runs on and what it holds before.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The broadcast and all-gather(v) wrappers of the executor (issue #5). The schedule engine is
+// The broadcast and all-gather(v) wrappers of the executor. The schedule engine is
 // execute_schedule (executor.hpp); these only say where the blocks live and what the buffer holds
 // before the run.
 #pragma once

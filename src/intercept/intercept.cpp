@@ -247,7 +247,7 @@ void warn_model_once(const char* why) {
                  config().model_file.c_str(), why);
 }
 
-// No tax on balanced calls (issue #17, docs/intercept.md): an all-reduce or reduce under `auto`
+// No tax on balanced calls (docs/intercept.md): an all-reduce or reduce under `auto`
 // that has no arrival pattern to go by runs the MPI library's collective (selection.cpp: auto
 // without arrivals is native), so it goes there directly, skipping papcoll's argument handling and
 // selection. Without a history monitor there is no pattern; with one, the monitor says whether
@@ -298,8 +298,8 @@ bool balanced_auto_call(const CallInfo& info, const OperationChoice& choice,
 
 // A call the monitor handed out ahead as quiet (balanced_auto_call): the same decision as
 // asking it (every rank holds the same hand-out), without the monitor's locks, its site lookup
-// or the communicator queries on the way there (issue #17 item 2: the calls between two samples
-// of a balanced site).
+// or the communicator queries on the way there (the calls between two samples of a balanced
+// site, which must cost no more than the MPI library's own call: docs/intercept.md).
 bool handed_out_quiet_call(const CallInfo& info, const OperationChoice& choice) {
   if (!choice.is_auto || (info.op != Operation::allreduce && info.op != Operation::reduce))
     return false;
@@ -367,7 +367,7 @@ int dispatch(const CallInfo& info, RunPapcoll run_papcoll, RunNative run_native)
   const Config& cfg = config();
   const OperationChoice& choice = cfg[op];
   // The per-call statistics exist for PAPCOLL_VERBOSE's summary only: without it a call reads no
-  // clock and takes no lock (issue #17: no tax on balanced calls).
+  // clock and takes no lock (no tax on balanced calls, docs/intercept.md).
   const bool timed = cfg.verbose;
   const double t0 = timed ? PMPI_Wtime() : 0.0;
   auto since = [timed](double start) { return timed ? PMPI_Wtime() - start : 0.0; };

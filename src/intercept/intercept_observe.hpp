@@ -45,8 +45,8 @@ int observed_native(Operation op, MPI_Comm comm, long long agreed_bytes, int roo
   if (cache.joining != 0) return run_native();  // an Unobserved scope
   const int collective = static_cast<int>(op);
   const observe::CallKey key{collective, agreed_bytes, root};
-  // The steady state of a loop (issue #20 item 4): the observer exists and the report, if on,
-  // only counts this call. The board's entry and exit and the count, inline; what CallWatch
+  // The steady state of a loop (docs/report-format.md "Cost"): the observer exists and the report,
+  // if on, only counts this call. The board's entry and exit and the count, inline; what CallWatch
   // does for such a call, without its general steps.
   // A loop of a few keys (an all-reduce and a broadcast, say) finds the call's template among
   // the report's older ones (other_repeat, out of line: only when the latest differs; it

@@ -1,5 +1,5 @@
-// The calls that go straight to the MPI library whatever the rest of dispatch would find (issue
-// #17 item 2, "no tax on balanced calls"): decided per operation once, from what is constant
+// The calls that go straight to the MPI library whatever the rest of dispatch would find ("no
+// tax on balanced calls", docs/intercept.md): decided per operation once, from what is constant
 // after load (the operation's choice, PAPCOLL_CHECK, PAPCOLL_VERBOSE, the arrival history's
 // threshold), so that such a call costs the wrapper one table read, one type size from a
 // per-thread cache and one compare before the PMPI_ call (observed like every call to the MPI

@@ -42,7 +42,7 @@ struct JoinInputs {
 
 struct alignas(64) CommObserver {
   // What every observed call reads and writes, first: one cache line (a tight loop's call to
-  // the MPI library evicts it between two calls; issue #20 item 4, docs/report-format.md "Cost").
+  // the MPI library evicts it between two calls; docs/report-format.md "Cost").
   std::uint64_t seq = 0;          // calls numbered so far: call n is the n-th on every rank
   // The watchdog's own (its thread, under the registry's mutex), except warned_seq, also read
   // with one relaxed load at the end of every call: the call the watchdog spoke about says when

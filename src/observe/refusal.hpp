@@ -1,5 +1,5 @@
 // A rank that refuses a call whose message pattern it cannot know (docs/errors.md, kind 3)
-// settles it through the call board instead of leaving the others waiting (issue #21): its slot
+// settles it through the call board instead of leaving the others waiting forever: its slot
 // says "refused call n, code, message", and it reads the others' slots until one of these holds:
 //
 //   join          a rank is in call n and published a descriptor the refusing rank can run

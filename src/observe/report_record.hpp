@@ -119,13 +119,14 @@ inline std::uint64_t next_kept_after(std::uint64_t call, int level) {
   return x > call ? x : kept_in_block((call >> level) + 1, level);
 }
 
-// The interposition library's steady state (issue #20 item 4), kept by the communicator's
-// observer in the cache line its call path reads anyway (comm_observer.hpp): while armed, the
-// calls of `key` numbered below `until` that the MPI library runs (algorithm "native", reason
-// named) are counted in `count` alone, with no access to the record. The record arms it from its
-// latest template (ReportRecord::count_and_arm) and folds the count back into that template
-// before anything else reads or changes the record (ReportRecord::settle), so the counts are
-// those of counting each call in the template.
+// The interposition library's steady state (a loop of calls the report only counts, whose cost must
+// stay within a balanced program's noise: docs/report-format.md "Cost"), kept by the communicator's
+// observer in the cache line its call path reads anyway (comm_observer.hpp): while armed, the calls
+// of `key` numbered below `until` that the MPI library runs (algorithm "native", reason named) are
+// counted in `count` alone, with no access to the record. The record arms it from its latest
+// template (ReportRecord::count_and_arm) and folds the count back into that template before
+// anything else reads or changes the record (ReportRecord::settle), so the counts are those of
+// counting each call in the template.
 struct QuickRepeat {
   long long bytes = 0;
   std::int32_t collective = -1;
@@ -202,8 +203,8 @@ class alignas(64) ReportRecord {
                           std::uint64_t call) {
     return other_repeat(key, algorithm, reason, call) == Repeat::counted;
   }
-  // The logged calls of a loop (issue #20 item 4): when quiet_repeat() said no, whether the call
-  // is the one its template's key logs next (timed_repeat(): the latest template, inline;
+  // The logged calls of a loop (docs/report-format.md "Cost"): when quiet_repeat() said no, whether
+  // the call is the one its template's key logs next (timed_repeat(): the latest template, inline;
   // other_repeat(): the older ones, which also counts a call it calls `counted`). The caller then
   // reads the clock at the entry and at the exit and hands both to log_repeat(), which counts and
   // logs the call as add() would, without add()'s lookups.

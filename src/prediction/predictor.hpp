@@ -124,7 +124,8 @@ class HistoryTable {
   // not read arrival times (auto judged the imbalance too small to act on, or the algorithm is
   // fixed), with no call in between that ran one that does; unused_spread: the spread of the
   // newest such prediction. Measuring every call for them costs p - 1 messages a call for
-  // nothing (issue #17 item 2). Kept by the monitor (Monitor::note_use).
+  // nothing, a tax on a balanced program (docs/prediction.md, "Sampling"). Kept by the monitor
+  // (Monitor::note_use).
   struct Sampling {
     double last_spread = 0;
     double predicted_spread = 0;

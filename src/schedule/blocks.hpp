@@ -1,5 +1,6 @@
 // Block partition of a buffer of `count` elements into B blocks: the first count % B blocks get one
-// extra element (issue #2, "Schedule core").
+// extra element, so block sizes differ by at most one and every rank computes the same split from
+// the count alone (docs/schedule-format.md).
 #pragma once
 
 #include <cstdint>

@@ -123,8 +123,8 @@ const AlgorithmInfo* choose_schedule_for_arrivals(Collective c, const AlgorithmI
 // only where the cost model predicts it at least kAutoMinGainBalancedBcast faster than the
 // broadcasts an MPI library runs (library_bcast_time: the better of a binomial tree of whole
 // messages and van de Geijn's scatter + ring all-gather), otherwise the MPI library's own
-// (nullptr): a balanced program pays nothing where papcoll has nothing to gain (issue #17:
-// small messages and few ranks), and keeps the circulant's gain where it is large (many ranks).
+// (nullptr): a balanced program pays nothing where papcoll has nothing to gain (small messages
+// and few ranks), and keeps the circulant's gain where it is large (many ranks).
 inline constexpr double kAutoMinGainBalancedBcast = 0.10;
 double library_bcast_time(int p, double bytes, const CostParams& cost);
 const AlgorithmInfo* choose_bcast(const GeneratorInput& base, const PrepareInput& prepare);

@@ -1,5 +1,5 @@
 // Cost model: predicted finish time of every rank for a schedule under per-rank arrival times and
-// a Hockney model (issue #2, "Cost model"): a message of m bytes takes alpha + beta*m, reducing m
+// a Hockney model (docs/algorithms.md): a message of m bytes takes alpha + beta*m, reducing m
 // bytes takes gamma*m, each rank sends one message and receives one message at a time, a transfer
 // starts when both ranks have reached the step that holds it. As in the executor, sends are
 // non-blocking: a step ends when its receives and reductions are done, while its sends keep the

@@ -55,7 +55,8 @@ check(all([(op["kind"], op["peer"], len(op["blocks"])) for op in ops[r]] == [("s
 run("verify", "late-fold", "--p", "1..12", "--one-node", "1", "--random-arrivals", "3")
 run("show", "prr", "--p", "4", "--one-node", "2", expect=2)
 
-# The issue's example: PRR, p=4, rank 0 two tau late, every message one tau.
+# The paper's worked example (Proficz, Figs. 6 and 8): PRR, p=4, rank 0 two tau late, every
+# message one tau.
 c = json.loads(run("cost", "prr", "--p", "4", "--blocks", "4", "--arrivals", "2,0,0,0",
                    "--alpha", "1", "--beta", "0", "--bytes", "4", "--format", "json").stdout)
 check(set(c) == {"ranks", "mean_elapsed", "max_finish"}, "cost JSON keys")
@@ -76,7 +77,7 @@ for bad in (["show", "nope", "--p", "4"], ["show", "ring", "--p", "0"],
     p = run(*bad, expect=2)
     check("papcoll-sched:" in p.stderr, f"message for {bad}")
 
-# Reduce (issue #3): the collective is inferred for names only reduce has; every reduce generator
+# Reduce: the collective is inferred for names only reduce has; every reduce generator
 # verifies for every root; Clairvoyant's implementations give the same schedule.
 s = json.loads(run("show", "clairvoyant", "--p", "4", "--blocks", "4", "--arrivals", "0,0,0,1.1",
                    "--round-time", "1", "--root", "0", "--format", "json").stdout)

@@ -910,7 +910,8 @@ void group_mixed(const Comm& c, uint64_t seed, const std::string& only) {
         if (bcast) bcast_case(c, root, *tl, units, mixed(k), seed + k);
         ++k;
       }
-      // The case: the root (n, MPI_INT) and the others (1, contiguous(n, MPI_INT)).
+      // Signatures that match only as a whole: the root (n, MPI_INT) and the others
+      // (1, contiguous(n, MPI_INT)).
       if (bcast)
         bcast_case(c, 0, *tl, units, [](int r) {
           return r == 0 ? View{Shape::basic, Pad::natural} : View{Shape::whole, Pad::natural};

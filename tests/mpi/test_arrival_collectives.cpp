@@ -1,4 +1,4 @@
-// papcoll_bcast and papcoll_allgatherv with arrival patterns (issue #19): the arrival-aware
+// papcoll_bcast and papcoll_allgatherv with arrival patterns: the arrival-aware
 // schedules and "auto" under one late rank, several late ranks and random patterns, given as
 // agreed arrivals (opt.arrivals, identical on every rank) and as rank 0's vector to be broadcast,
 // one of them with a rank really arriving 20 ms late; every root, counts from 1 element to more

@@ -1,4 +1,4 @@
-// Sampling of the history's measured exchange (docs/prediction.md, "Sampling"; issue #17): a
+// Sampling of the history's measured exchange (docs/prediction.md, "Sampling"): a
 // balanced call site is measured on one call in history_sample, an imbalanced one on every call,
 // and every rank decides alike (Monitor::quiet_call, what the LD_PRELOAD library asks before
 // running the MPI library's collective directly). Results stay exact on every path.

@@ -1,4 +1,4 @@
-// Issue #21, the refusals a rank cannot avoid alone (docs/errors.md, kind 3): one rank's count is
+// The refusals a rank cannot avoid alone (docs/errors.md, kind 3): one rank's count is
 // negative, its datatype MPI_DATATYPE_NULL, its op MPI_OP_NULL, its algorithm unknown, its
 // options bad, its root out of range, while every other rank calls correctly. Through the call
 // board (observe/refusal.hpp) the erring rank reads the others' descriptor and takes part in

@@ -1,4 +1,4 @@
-// Arrival-aware all-gatherv (issue #19; docs/circulant.md, "Arrival-aware broadcast and
+// Arrival-aware all-gatherv (docs/circulant.md, "Arrival-aware broadcast and
 // all-gatherv"). Every rank needs every portion, so nobody finishes before the last rank's
 // portion is out; what the early ranks can do is everything else. From the agreed arrival
 // pattern:

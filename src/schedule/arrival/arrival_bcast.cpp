@@ -1,4 +1,4 @@
-// Arrival-aware broadcast (issue #19; docs/circulant.md, "Arrival-aware broadcast and
+// Arrival-aware broadcast (docs/circulant.md, "Arrival-aware broadcast and
 // all-gatherv"). A late rank of a broadcast only has to receive: nobody needs to wait for it. So,
 // from the agreed arrival pattern:
 //  - the early ranks (a prefix of the arrival order that holds the root) run Träff's round-optimal

@@ -18,7 +18,7 @@ std::string limit_error(const std::string& text, int expected_p = 0) {
 }
 
 TEST(LinkModelLimits, AnotherCommunicatorsSizeStopsAtThePLine) {
-  // The 42-byte file: a claim of p = 20000 followed by a link line, read for 4 ranks. The
+  // A 42-byte file: a claim of p = 20000 followed by a link line, read for 4 ranks. The
   // error comes from the 'p' line, before the link line could size a 20000 x 20000 matrix.
   EXPECT_EQ(limit_error("papcoll-model 1\np 20000\n0 1 1e-6 1e-9\nend\n", 4),
             "m.txt: the model is for p=20000 ranks but there are 4");

@@ -1,4 +1,4 @@
-// The arrival-aware broadcast and all-gatherv (issue #19; arrival_bcast.cpp,
+// The arrival-aware broadcast and all-gatherv (arrival_bcast.cpp,
 // arrival_allgatherv.cpp): verified symbolically for every p = 1..64 under random arrival
 // patterns (one late, several late together, staggered, uniform, the root late) and every root;
 // exactly the circulant schedules when nobody is late; the late ranks' part of the plan (one
@@ -273,7 +273,7 @@ TEST(ArrivalAuto, BcastStaysCirculantWithoutImbalance) {
 }
 
 // Balanced, the circulant broadcast only where the cost model predicts it 10 % faster than the
-// MPI library's usual broadcasts (issue #17: no tax on small balanced broadcasts).
+// MPI library's usual broadcasts (no tax on small balanced broadcasts, docs/intercept.md).
 TEST(ArrivalAuto, BalancedBcastGoesToTheLibraryUnlessTheCirculantPays) {
   GeneratorInput in = input_for(4, 1, 0);
   in.bytes = 8;

@@ -154,7 +154,8 @@ TEST(CirculantMessage, RulesListWhatEveryPositionsScheduleListsAtSampledLargeP) 
 }
 
 TEST(CirculantMessage, OneRankAtAMillionRanksIsRoundsOfRules) {
-  // p = 2^20, n = 64 (issue #16's size): 2 (n - 1 + q) ops, none listed by generating them.
+  // p = 2^20, n = 64 (the size docs/papcoll-sched.md times): 2 (n - 1 + q) ops, none listed by
+  // generating them.
   const int p = 1 << 20, n = 64;
   GeneratorInput in;
   in.p = p;

@@ -97,7 +97,7 @@ INSTANTIATE_TEST_SUITE_P(All, ReduceGenerators,
                          ::testing::ValuesIn(algorithms_for(Collective::reduce)),
                          reduce_param_name);
 
-TEST(ReduceRegistry, HasTheIssuesAlgorithms) {
+TEST(ReduceRegistry, HasEveryReduceAlgorithm) {
   for (const char* name : {"clairvoyant", "binomial", "rabenseifner", "radix-k", "ring", "linear"})
     EXPECT_NE(find_algorithm(Collective::reduce, name), nullptr) << name;
   const AlgorithmInfo* c = find_algorithm(Collective::reduce, "clairvoyant");
