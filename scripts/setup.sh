@@ -10,7 +10,10 @@ packages=(cmake ninja-build g++ make libopenmpi-dev openmpi-bin libgtest-dev lib
           pkg-config libsimgrid-dev python3-matplotlib
           # the Python package and its tests (docs/python.md)
           python3-venv python3-pip python3-setuptools python3-mpi4py python3-numpy python3-pytest
-          python3-sklearn)
+          python3-sklearn
+          # the format check (scripts/check_format.sh, .clang-format): pinned to one major version,
+          # whose output it compares against
+          clang-format-14)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
