@@ -694,14 +694,17 @@ int main(int argc, char** argv) {
     return usage_error(err);
   if (std::string err = check_mode_for_ranks(opt, p); !err.empty()) return usage_error(err);
 
-  // Fail before the sweep, not after it, if the JSON file cannot be written.
-  int json_ok = 1;
-  if (rank == 0 && !opt.json_path.empty()) {
-    std::ofstream probe(opt.json_path, std::ios::app);
-    json_ok = probe.good() ? 1 : 0;
+  // Fail before the sweep, not after it, if the JSON or CSV file cannot be written.
+  for (const auto& [flag, path] : {std::pair<const char*, const std::string*>{"--json", &opt.json_path},
+                                   {"--csv", &opt.csv_path}}) {
+    int ok = 1;
+    if (rank == 0 && !path->empty()) {
+      std::ofstream probe(*path, std::ios::app);
+      ok = probe.good() ? 1 : 0;
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+    if (!ok) return usage_error(std::string(flag) + ": cannot write '" + *path + "'");
   }
-  MPI_Bcast(&json_ok, 1, MPI_INT, 0, comm);
-  if (!json_ok) return usage_error("--json: cannot write '" + opt.json_path + "'");
 
   // The monitors: one per pattern source that needs one, for the whole run. The call-site key of
   // the history predictor is the (configuration, variant): each row learns only from its own
@@ -915,6 +918,8 @@ int main(int argc, char** argv) {
           int rc = op_case->run(alg, &popt);
           const double t1 = MPI_Wtime();
           const double finish = clock_s(BenchClock::now()) - origin;
+          // What papcoll ran (auto's choice), read before any other papcoll call.
+          const std::string ran = through_papcoll ? papcoll_last_algorithm() : "";
           if (rc == PAPCOLL_SUCCESS && edge_rc != PAPCOLL_SUCCESS) rc = edge_rc;
 
           // The pattern papcoll ran with: the oracle's, the monitor's agreed one, or none (all
@@ -963,6 +968,12 @@ int main(int argc, char** argv) {
               all_finishes[r] = all_times[3 * static_cast<size_t>(r) + 2];
             }
             res.samples_ms.push_back(sum / p * 1e3);
+            if (!ran.empty()) {
+              auto it = std::find_if(res.ran.begin(), res.ran.end(),
+                                     [&](const auto& e) { return e.first == ran; });
+              if (it == res.ran.end()) res.ran.emplace_back(ran, 1);
+              else ++it->second;
+            }
             const PostArrival pa = post_arrival(all_arrivals, all_finishes);
             res.post_arrival_ms.push_back(pa.post_arrival_ms);
             res.arrival_lag_ms.push_back(pa.arrival_lag_ms);
@@ -995,15 +1006,18 @@ int main(int argc, char** argv) {
   if (rank == 0) {
     std::cout << "\n# wall time " << format_ms(info.wall_s) << " s"
               << (any_failure ? "; SOME RESULTS INCORRECT OR FAILED" : "") << "\n";
-    if (!opt.json_path.empty()) {
-      std::ofstream out(opt.json_path, std::ios::trunc);
-      write_json(out, info, configs);
+    const auto write_file = [&](const std::string& path, auto&& write) {
+      if (path.empty()) return;
+      std::ofstream out(path, std::ios::trunc);
+      write(out, info, configs);
       out.close();
       if (!out) {
-        std::cerr << "papcoll-bench: writing '" << opt.json_path << "' failed\n";
+        std::cerr << "papcoll-bench: writing '" << path << "' failed\n";
         code = 1;
       }
-    }
+    };
+    write_file(opt.json_path, write_json);
+    write_file(opt.csv_path, write_csv);
   }
   MPI_Bcast(&code, 1, MPI_INT, 0, comm);
   free_monitors();

@@ -15,8 +15,9 @@ const char* const kUsage =
     "Imbalanced-arrival benchmark of Proficz (allreduce-slt-prr, Fig. 9).\n"
     "  --op allreduce|reduce|bcast|allgatherv|scatterv|gatherv   collective to measure\n"
     "                          (default allreduce; reduce, bcast, scatterv, gatherv: root 0)\n"
-    "  --algo A,B,...          algorithms: any name papcoll accepts for the op, plus 'native'\n"
-    "                          (MPI_Allreduce / MPI_Reduce directly); default\n"
+    "  --algo A,B,...|all      algorithms: any name papcoll accepts for the op, 'auto', and\n"
+    "                          'native' (the MPI library's collective directly); 'all' is every\n"
+    "                          one of them; default\n"
     "                          ring,rabenseifner,recursive-doubling,linear,slt,prr,native\n"
     "                          (reduce: clairvoyant,binomial,rabenseifner,radix-k,ring,native;\n"
     "                          bcast: circulant,binomial,scatter-allgather,chain,native;\n"
@@ -62,6 +63,7 @@ const char* const kUsage =
     "                          default (default 0)\n"
     "  --seed S                seed of the data and of the shared random delays (default 1)\n"
     "  --json FILE             also write the results as JSON to FILE (rank 0)\n"
+    "  --csv FILE              also write one CSV row per algorithm and case to FILE (rank 0)\n"
     "  --quiet                 no progress lines on stderr\n"
     "  --no-check              timing only: no reference collective and no output check per\n"
     "                          iteration (large simulations with folded buffers, docs/smpi.md)\n"
@@ -265,7 +267,8 @@ ParseResult parse_bench_options(int argc, const char* const* argv, BenchOptions&
   static const char* const kWithValue[] = {
       "--op", "--algo", "--size", "--dtype", "--iters", "--warmup", "--mode", "--max-delay",
       "--compute-ms", "--pat", "--blocks", "--seed", "--json", "--predictor", "--window",
-      "--ema-alpha", "--warmup-messages", "--shape", "--counts-dist", "--model", "--alpha", "--beta", "--gamma"};
+      "--ema-alpha", "--warmup-messages", "--shape", "--counts-dist", "--model", "--alpha", "--beta", "--gamma",
+      "--csv"};
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
     if (flag == "--help" || flag == "-h") return ParseResult{ParseResult::help, ""};
@@ -435,6 +438,9 @@ ParseResult parse_bench_options(int argc, const char* const* argv, BenchOptions&
     } else if (flag == "--json") {
       if (value.empty()) return fail("--json needs a file name");
       out.json_path = value;
+    } else if (flag == "--csv") {
+      if (value.empty()) return fail("--csv needs a file name");
+      out.csv_path = value;
     }
   }
   return ParseResult{};
@@ -448,8 +454,17 @@ std::string check_mode_for_ranks(const BenchOptions& opt, int p) {
          std::to_string(p) + ")";
 }
 
-std::string validate_algorithms(const BenchOptions& opt,
-                                const std::vector<std::string>& accepted) {
+std::string validate_algorithms(BenchOptions& opt, const std::vector<std::string>& accepted) {
+  if (std::find(opt.algorithms.begin(), opt.algorithms.end(), "all") != opt.algorithms.end()) {
+    if (opt.algorithms.size() > 1) return "--algo: 'all' takes no other names";
+    // The registry's names in its order, then auto and native: the comparison's reference last.
+    opt.algorithms.clear();
+    for (const std::string& a : accepted)
+      if (a != "auto" && a != "native") opt.algorithms.push_back(a);
+    opt.algorithms.push_back("auto");
+    opt.algorithms.push_back("native");
+    return "";
+  }
   for (const std::string& a : opt.algorithms) {
     if (std::find(accepted.begin(), accepted.end(), a) != accepted.end()) continue;
     std::string names;

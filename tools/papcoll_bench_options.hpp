@@ -58,6 +58,7 @@ struct BenchOptions {
   double alpha = 0, beta = 0, gamma = 0;  // --alpha/--beta/--gamma: papcoll_options' Hockney parameters (0: papcoll's defaults)
   std::uint64_t seed = 1;
   std::string json_path;  // empty: no JSON
+  std::string csv_path;   // empty: no CSV
   bool quiet = false;
   // --no-check: no reference collective per iteration and no output check (timing only): for
   // large simulations whose buffers SimGrid folds (--cfg=smpi/auto-shared-malloc-thresh), where
@@ -79,8 +80,9 @@ ParseResult parse_bench_options(int argc, const char* const* argv, BenchOptions&
 std::string check_mode_for_ranks(const BenchOptions& opt, int p);
 
 // Checks the chosen algorithm names against the names accepted for the op (`accepted`, e.g.
-// papcoll_algorithms() plus "native" and "auto"). Returns "" or an error message.
-std::string validate_algorithms(const BenchOptions& opt, const std::vector<std::string>& accepted);
+// papcoll_algorithms() plus "native" and "auto") and replaces `--algo all` by all of them.
+// Returns "" or an error message.
+std::string validate_algorithms(BenchOptions& opt, const std::vector<std::string>& accepted);
 
 // "oracle,monitor" for the list.
 std::string pats_label(const std::vector<PatMode>& pats);

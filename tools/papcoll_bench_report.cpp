@@ -111,6 +111,88 @@ void late_ranks_field(JsonWriter& w, const BenchOptions& o) {
 
 }  // namespace
 
+std::string ran_label(const AlgoResult& a) {
+  std::string s;
+  for (const auto& [name, n] : a.ran)
+    s += (s.empty() ? "" : ";") + (a.ran.size() == 1 ? name : name + ":" + std::to_string(n));
+  return s;
+}
+
+std::string case_label(const RunInfo& info, const ConfigResult& c, PatMode pat) {
+  const BenchOptions& o = info.opt;
+  std::string s = o.op + " " + format_count(c.count) + " " + delay_mode_label(o.mode, o.late_count);
+  if (o.mode != DelayMode::none) s += " " + format_ms(c.max_delay_ms) + "ms";
+  return s + " " + pat_mode_name(pat);
+}
+
+namespace {
+
+double mean_of_first(const std::vector<double>& v, int n) {
+  if (n <= 0) return 0;
+  return std::accumulate(v.begin(), v.begin() + n, 0.0) / n;
+}
+
+}  // namespace
+
+std::vector<Verdict> case_verdicts(const RunInfo& info, const ConfigResult& c) {
+  std::vector<Verdict> out;
+  const double delta = config_delta_ms(info, c);
+  for (const AlgoResult& a : c.algos) {
+    if (a.algorithm == "native") continue;
+    const AlgoResult* native = nullptr;
+    for (const AlgoResult& r : c.algos)
+      if (r.algorithm == "native" && r.pat == a.pat) native = &r;
+    if (native == nullptr) continue;
+    Verdict v;
+    v.row = &a;
+    v.native = native;
+    v.ratio = paired_ratio(a.samples_ms, native->samples_ms);
+    const int n = v.ratio.paired;
+    v.post_arrival_over_delta = mean_of_first(a.post_arrival_ms, n) / delta;
+    v.native_post_arrival_over_delta = mean_of_first(native->post_arrival_ms, n) / delta;
+    v.word = a.correct() && native->correct() && n > 0 ? verdict_word(v.ratio) : "failed";
+    out.push_back(v);
+  }
+  return out;
+}
+
+std::string verdict_line(const RunInfo& info, const ConfigResult& c, const Verdict& v) {
+  const AlgoResult& a = *v.row;
+  std::string who = a.algorithm;
+  if (!a.ran.empty() && !(a.ran.size() == 1 && a.ran.front().first == a.algorithm)) {
+    int total = 0;
+    for (const auto& entry : a.ran) total += entry.second;
+    std::string ran;
+    for (const auto& [name, n] : a.ran)
+      ran += (ran.empty() ? "" : ", ") +
+             (a.ran.size() == 1 ? name
+                                : name + " " + std::to_string(n) + "/" + std::to_string(total));
+    who += " (" + ran + ")";
+  }
+  char buf[512];
+  if (v.word == "failed") {
+    std::snprintf(buf, sizeof buf,
+                  "verdict %s: %s vs native: failed (%s had an error or a wrong result), no ratio",
+                  case_label(info, c, a.pat).c_str(), who.c_str(),
+                  a.correct() ? "native" : a.algorithm.c_str());
+    return buf;
+  }
+  const PairedRatio& r = v.ratio;
+  char interval[96];
+  if (r.paired >= kVerdictMinIterations)
+    std::snprintf(interval, sizeof interval, "%.0f%% CI %.2f-%.2f, ", kVerdictLevel * 100,
+                  r.ci_low, r.ci_high);
+  else
+    interval[0] = '\0';
+  std::snprintf(buf, sizeof buf,
+                "verdict %s: %s %.2fx native, %s (%s%d paired iterations; mean %.4g vs %.4g ms; "
+                "P/delta %.2f vs %.2f)",
+                case_label(info, c, a.pat).c_str(), who.c_str(), r.ratio, v.word.c_str(), interval,
+                r.paired, r.mean_ms, r.baseline_mean_ms, v.post_arrival_over_delta,
+                v.native_post_arrival_over_delta);
+  return buf;
+}
+
 void print_header(std::ostream& os, const RunInfo& info) {
   const BenchOptions& o = info.opt;
   os << "# papcoll-bench op=" << o.op << " p=" << info.p << " size=" << sizes_label(o.sizes)
@@ -157,6 +239,11 @@ void print_header(std::ostream& os, const RunInfo& info) {
        << " ema-alpha=" << format_ms(o.ema_alpha) << " warmup-messages=" << o.warmup_messages
        << "\n";
   os << "# pred_err = mean |predicted - injected| arrival relative to the earliest rank, ms\n";
+  if (std::find(o.algorithms.begin(), o.algorithms.end(), "native") != o.algorithms.end())
+    os << "# verdict = a papcoll row against native (the MPI library's collective) with the same\n"
+       << "#   pat: ratio of mean elapsed over the iterations both ran (below 1: papcoll faster),\n"
+       << "#   " << static_cast<int>(kVerdictLevel * 100) << "% bootstrap interval over those "
+       << "iterations; faster/slower when it excludes 1\n";
 }
 
 void print_table(std::ostream& os, const RunInfo& info, const ConfigResult& c) {
@@ -192,6 +279,7 @@ void print_table(std::ostream& os, const RunInfo& info, const ConfigResult& c) {
                     err, ok);
     os << line;
   }
+  for (const Verdict& v : case_verdicts(info, c)) os << verdict_line(info, c, v) << "\n";
 }
 
 void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigResult>& configs) {
@@ -295,6 +383,9 @@ void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigR
       w.field("none", a.source_counts[0]).field("edge", a.source_counts[1])
           .field("history", a.source_counts[2]);
       w.end_object();
+      w.key("ran_algorithms").begin_object();
+      for (const auto& [name, n] : a.ran) w.field(name, n);
+      w.end_object();
       w.key("per_rank_mean_ms").begin_array();
       for (const double sum : a.rank_sum_ms) w.value(s.n > 0 ? sum / s.n : 0.0);
       w.end_array();
@@ -308,7 +399,100 @@ void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigR
     }
   }
   w.end_array();
+  w.key("verdicts").begin_array();
+  for (const ConfigResult& c : configs) {
+    for (const Verdict& v : case_verdicts(info, c)) {
+      const AlgoResult& a = *v.row;
+      const bool failed = v.word == "failed";
+      w.begin_object();
+      w.field("op", o.op).field("p", info.p).field("count", c.count)
+          .field("bytes", c.count * static_cast<long long>(dtype_size(o.dtype)))
+          .field("dtype", dtype_name(o.dtype))
+          .field("mode", delay_mode_label(o.mode, o.late_count));
+      late_ranks_field(w, o);
+      w.field("max_delay_ms", c.max_delay_ms).field("pat", pat_mode_name(a.pat))
+          .field("algorithm", a.algorithm).field("ran", ran_label(a))
+          .field("baseline", "native").field("paired_iters", v.ratio.paired);
+      const auto number_or_null = [&](const char* k, double x) {
+        w.key(k);
+        if (failed) w.null();
+        else w.value(x);
+      };
+      number_or_null("mean_elapsed_ms", v.ratio.mean_ms);
+      number_or_null("baseline_mean_elapsed_ms", v.ratio.baseline_mean_ms);
+      number_or_null("ratio", v.ratio.ratio);
+      number_or_null("ratio_ci_low", v.ratio.ci_low);
+      number_or_null("ratio_ci_high", v.ratio.ci_high);
+      w.field("ci_level", kVerdictLevel).field("bootstrap_resamples", kVerdictResamples);
+      number_or_null("post_arrival_over_delta", v.post_arrival_over_delta);
+      number_or_null("baseline_post_arrival_over_delta", v.native_post_arrival_over_delta);
+      w.field("verdict", v.word).field("text", verdict_line(info, c, v));
+      w.end_object();
+    }
+  }
+  w.end_array();
   w.end_object();
+}
+
+namespace {
+
+// A CSV cell: numbers with up to 10 significant digits, empty when not finite or not
+// applicable.
+std::string csv_number(double x) {
+  if (!std::isfinite(x)) return "";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.10g", x);
+  return buf;
+}
+
+}  // namespace
+
+void write_csv(std::ostream& os, const RunInfo& info, const std::vector<ConfigResult>& configs) {
+  const BenchOptions& o = info.opt;
+  os << "op,p,count,bytes,dtype,mode,late_ranks,max_delay_ms,pat,algorithm,ran,measured_iters,"
+        "mean_ms,stddev_ms,median_ms,min_ms,max_ms,P_ms,P_median_ms,delta_ms,P_over_delta,"
+        "arrival_lag_ms,speedup_vs_ring,pred_err_ms,correct,paired_iters,ratio_vs_native,"
+        "ratio_ci_low,ratio_ci_high,verdict\n";
+  const std::string late =
+      o.mode == DelayMode::none       ? "0"
+      : o.mode == DelayMode::one_late ? "1"
+      : o.mode == DelayMode::rand_late ? ""
+                                       : std::to_string(o.late_count);
+  for (const ConfigResult& c : configs) {
+    const std::vector<Verdict> verdicts = case_verdicts(info, c);
+    const double delta = config_delta_ms(info, c);
+    for (const AlgoResult& a : c.algos) {
+      const Stats s = summarize(a.samples_ms);
+      const Stats pa = summarize(a.post_arrival_ms);
+      const double nan = std::nan("");
+      const auto stat = [&](double x) { return csv_number(s.n > 0 ? x : nan); };
+      const auto pstat = [&](double x) { return csv_number(pa.n > 0 ? x : nan); };
+      const double sp = c.speedup_vs_ring(a);
+      os << o.op << ',' << info.p << ',' << c.count << ','
+         << c.count * static_cast<long long>(dtype_size(o.dtype)) << ',' << dtype_name(o.dtype)
+         << ',' << delay_mode_label(o.mode, o.late_count) << ',' << late << ','
+         << csv_number(c.max_delay_ms) << ',' << pat_mode_name(a.pat) << ',' << a.algorithm << ','
+         << ran_label(a) << ',' << s.n << ',' << stat(s.mean) << ',' << stat(s.stddev) << ','
+         << stat(s.median) << ',' << stat(s.min) << ',' << stat(s.max) << ',' << pstat(pa.mean)
+         << ',' << pstat(pa.median) << ',' << csv_number(delta) << ','
+         << pstat(pa.mean / delta) << ','
+         << csv_number(a.arrival_lag_ms.empty() ? nan : summarize(a.arrival_lag_ms).mean) << ','
+         << csv_number(sp > 0 ? sp : nan) << ','
+         << csv_number(a.pred_err_ms.empty() ? nan : summarize(a.pred_err_ms).mean) << ','
+         << (a.correct() ? "yes" : a.error_iterations ? "ERROR" : "no");
+      const Verdict* v = nullptr;
+      for (const Verdict& x : verdicts)
+        if (x.row == &a) v = &x;
+      if (v == nullptr) {
+        os << ",,,,,\n";
+        continue;
+      }
+      const bool failed = v->word == "failed";
+      os << ',' << v->ratio.paired << ',' << csv_number(failed ? nan : v->ratio.ratio) << ','
+         << csv_number(failed ? nan : v->ratio.ci_low) << ','
+         << csv_number(failed ? nan : v->ratio.ci_high) << ',' << v->word << '\n';
+    }
+  }
 }
 
 }  // namespace papcoll_bench

@@ -3,10 +3,12 @@
 
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "papcoll_bench_delta.hpp"
 #include "papcoll_bench_options.hpp"
+#include "papcoll_bench_verdict.hpp"
 
 namespace papcoll_bench {
 
@@ -30,6 +32,10 @@ struct AlgoResult {
   std::vector<double> post_arrival_ms;
   std::vector<double> arrival_lag_ms;
   std::vector<double> rank_sum_ms;      // per rank: sum over measured iterations of its elapsed
+  // What papcoll ran (papcoll_last_algorithm() on rank 0) in the measured iterations, with how
+  // many iterations each, in order of first use: auto's choices; for a named algorithm its own
+  // name. Empty for native.
+  std::vector<std::pair<std::string, int>> ran;
   int incorrect_iterations = 0;         // some rank's output differed from MPI_Allreduce's
   int error_iterations = 0;             // some rank's call returned an error
   std::string error_message;            // first error seen on rank 0 (or a note that it was elsewhere)
@@ -69,9 +75,32 @@ struct RunInfo {
 // delta = alpha + n beta for the configuration's whole buffer (count elements of the dtype), ms.
 double config_delta_ms(const RunInfo& info, const ConfigResult& c);
 
+// A papcoll row against the native row with the same pat in one configuration
+// (docs/papcoll-bench.md, "Verdict"): the ratio of mean elapsed over the iterations both ran,
+// its bootstrap interval, and P/delta of both over the same iterations.
+struct Verdict {
+  const AlgoResult* row = nullptr;
+  const AlgoResult* native = nullptr;
+  PairedRatio ratio;
+  double post_arrival_over_delta = 0, native_post_arrival_over_delta = 0;
+  // verdict_word(ratio), or "failed" when either row had an error or a wrong result.
+  std::string word;
+};
+// One verdict per papcoll row that has a native row with its pat, in the table's order.
+std::vector<Verdict> case_verdicts(const RunInfo& info, const ConfigResult& c);
+// "verdict allreduce 1M one-late 20ms oracle: auto (late-fold) 0.81x native, faster (...)".
+std::string verdict_line(const RunInfo& info, const ConfigResult& c, const Verdict& v);
+// The case of a verdict: "allreduce 1M one-late 20ms oracle" ("none" takes no delay).
+std::string case_label(const RunInfo& info, const ConfigResult& c, PatMode pat);
+// What a row ran: "late-fold", or "late-fold:30;ring:2" when auto's choice changed.
+std::string ran_label(const AlgoResult& a);
+
 void print_header(std::ostream& os, const RunInfo& info);
+// The configuration's table, then its verdict lines.
 void print_table(std::ostream& os, const RunInfo& info, const ConfigResult& c);
 void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigResult>& configs);
+// --csv: one row per (configuration, algorithm, pat), columns in docs/papcoll-bench.md.
+void write_csv(std::ostream& os, const RunInfo& info, const std::vector<ConfigResult>& configs);
 
 // "12.3", "0.5": milliseconds without useless zeros.
 std::string format_ms(double ms);
