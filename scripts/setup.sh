@@ -3,10 +3,13 @@
 # root (or with sudo available) on Debian/Ubuntu.
 set -euo pipefail
 
+# libcli11-dev, nlohmann-json3-dev: header-only; the tools' command lines (CLI11) and the JSON the
+# tools and the straggler report write (nlohmann-json, kept out of papcoll's installed headers).
 # libsimgrid-dev: SimGrid SMPI (smpicxx, smpirun) for the simulated-cluster build, docs/smpi.md;
 # python3-matplotlib: the plots of its experiment scripts (sim/experiments/, /usr/bin/python3) and
 # papcoll-report --png (docs/report-format.md; tests/cli/check_report_cli.py).
 packages=(cmake ninja-build g++ make libopenmpi-dev openmpi-bin libgtest-dev libboost-dev python3
+          libcli11-dev nlohmann-json3-dev
           pkg-config libsimgrid-dev python3-matplotlib
           # the Python package and its tests (docs/python.md)
           python3-venv python3-pip python3-setuptools python3-mpi4py python3-numpy python3-pytest

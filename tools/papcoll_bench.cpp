@@ -674,7 +674,7 @@ int main(int argc, char** argv) {
   };
 
   if (parsed.kind == ParseResult::help) {
-    if (rank == 0) std::cout << kUsage;
+    if (rank == 0) std::cout << parsed.message;
     return finish(0);
   }
   auto usage_error = [&](const std::string& msg) {

@@ -68,11 +68,12 @@ struct BenchOptions {
 
 struct ParseResult {
   enum Kind { run, help, error } kind = run;
-  std::string message;  // the error, for kind == error
+  std::string message;  // the error (kind == error) or the help text (kind == help)
 };
 
-// Parses argv[1..argc-1] into `out` (which starts from the defaults above). Accepts
-// "--opt value" and "--opt=value".
+// Parses argv[1..argc-1] into `out` (which starts from the defaults above) with CLI11
+// (tools/cli_common.hpp). Accepts "--opt value" and "--opt=value"; a repeated option keeps its
+// last value.
 ParseResult parse_bench_options(int argc, const char* const* argv, BenchOptions& out);
 
 // Checks what the parser cannot know: a k-late:K / staggered:K mode needs K < p. Returns "" or an
@@ -93,7 +94,5 @@ std::string format_count(long long n);
 
 // Splits "a,b,c" (no trimming; empty items are kept so the caller can reject them).
 std::vector<std::string> split_commas(const std::string& s);
-
-extern const char* const kUsage;
 
 }  // namespace papcoll_bench

@@ -5,9 +5,11 @@
 #include <cstdio>
 #include <numeric>
 
-#include "papcoll_bench_json.hpp"
+#include <nlohmann/json.hpp>
 
 namespace papcoll_bench {
+
+using Json = nlohmann::ordered_json;
 
 Stats summarize(const std::vector<double>& samples) {
   Stats s;
@@ -98,16 +100,34 @@ std::string bytes_label(double bytes) {
 
 // How many ranks the mode makes late: none 0, one-late 1, k-late/staggered K; rand-late delays
 // every rank by a random amount, so null.
-void late_ranks_field(JsonWriter& w, const BenchOptions& o) {
-  w.key("late_ranks");
+Json late_ranks(const BenchOptions& o) {
   switch (o.mode) {
-    case DelayMode::none: w.value(0); break;
-    case DelayMode::one_late: w.value(1); break;
-    case DelayMode::rand_late: w.null(); break;
+    case DelayMode::none: return 0;
+    case DelayMode::one_late: return 1;
+    case DelayMode::rand_late: return nullptr;
     case DelayMode::k_late:
-    case DelayMode::staggered: w.value(o.late_count); break;
+    case DelayMode::staggered: return o.late_count;
   }
+  return nullptr;
 }
+
+// A number as papcoll-bench always wrote it (std::to_chars' shortest round-trip form): a double
+// with an integral value as an integer (20, not nlohmann's 20.0), so readers that print a field
+// (a max delay in a plot label) see what they saw before; non-finite values as null.
+Json num(double x) {
+  if (std::isfinite(x) && x == std::trunc(x) && std::fabs(x) < 9007199254740992.0)
+    return static_cast<long long>(x);
+  return x;  // nlohmann writes NaN and infinities as null
+}
+
+Json nums(const std::vector<double>& v) {
+  Json a = Json::array();
+  for (const double x : v) a.push_back(num(x));
+  return a;
+}
+
+// x, or null when there is no such figure.
+Json number_if(bool have, double x) { return have ? num(x) : Json(); }
 
 }  // namespace
 
@@ -284,154 +304,152 @@ void print_table(std::ostream& os, const RunInfo& info, const ConfigResult& c) {
 
 void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigResult>& configs) {
   const BenchOptions& o = info.opt;
-  JsonWriter w(os);
-  w.begin_object();
-  w.field("benchmark", "papcoll-bench").field("format_version", 1);
-  w.key("config").begin_object();
-  w.field("op", o.op).field("p", info.p);
-  w.key("algorithms").begin_array();
-  for (const std::string& a : o.algorithms) w.value(a);
-  w.end_array();
-  w.key("counts").begin_array();
-  for (const long long n : o.sizes) w.value(n);
-  w.end_array();
-  w.field("dtype", dtype_name(o.dtype)).field("mode", delay_mode_label(o.mode, o.late_count));
-  w.field("checked", o.check);
-  late_ranks_field(w, o);
-  if (o.op == "allgatherv") w.field("shape", shape_name(o.shape));
-  if (o.op == "scatterv" || o.op == "gatherv")
-    w.field("counts_dist", counts_dist_label(o.counts_dist, o.counts_ratio))
-        .field("model_file", o.model_path);
-  w.key("max_delays_ms").begin_array();
-  for (const double d : o.max_delays_ms) w.value(d);
-  w.end_array();
-  w.field("compute_ms", o.compute_ms).field("pat", pats_label(o.pats));
-  w.key("pats").begin_array();
-  for (PatMode m : o.pats) w.value(pat_mode_name(m));
-  w.end_array();
-  w.field("predictor", predictor_name(o.predictor)).field("window", o.window)
-      .field("ema_alpha", o.ema_alpha).field("warmup_messages", o.warmup_messages)
-      .field("oracle_with_monitor", o.oracle_with_monitor)
-      .field("blocks", o.blocks).field("alpha", o.alpha).field("beta", o.beta)
-      .field("gamma", o.gamma).field("delta_alpha_s", info.delta.alpha_s)
-      .field("delta_beta_s_per_byte", info.delta.beta_s_per_byte)
-      .field("delta_params", info.delta.source)
-      .field("network_gamma_s_per_byte", info.delta.gamma_s_per_byte)
-      .field("network_nodes", info.delta.nodes)
-      .field("calibration_s", info.delta.calibration_s)
-      .field("calibrate_call_s", info.delta.calibrate_call_s)
-      .field("post_arrival_clock", info.shared_clock ? "shared" : "barrier-exit")
-      .field("seed", static_cast<std::uint64_t>(o.seed))
-      .field("iters", o.iters).field("warmup", o.warmup).field("interleaved", true)
-      .field("mpi_library", info.mpi_library).field("mpi_thread_level", info.thread_level)
-      .field("wall_s", info.wall_s);
-  w.end_object();
-  w.key("results").begin_array();
+  // Keys in the order written (ordered_json); non-finite numbers come out as null.
+  // Built bottom-up: a reference into an ordered_json does not survive the next key added.
+  Json cfg;
+  cfg["op"] = o.op;
+  cfg["p"] = info.p;
+  cfg["algorithms"] = o.algorithms;
+  cfg["counts"] = o.sizes;
+  cfg["dtype"] = dtype_name(o.dtype);
+  cfg["mode"] = delay_mode_label(o.mode, o.late_count);
+  cfg["checked"] = o.check;
+  cfg["late_ranks"] = late_ranks(o);
+  if (o.op == "allgatherv") cfg["shape"] = shape_name(o.shape);
+  if (o.op == "scatterv" || o.op == "gatherv") {
+    cfg["counts_dist"] = counts_dist_label(o.counts_dist, o.counts_ratio);
+    cfg["model_file"] = o.model_path;
+  }
+  cfg["max_delays_ms"] = nums(o.max_delays_ms);
+  cfg["compute_ms"] = num(o.compute_ms);
+  cfg["pat"] = pats_label(o.pats);
+  Json pats = Json::array();
+  for (PatMode m : o.pats) pats.push_back(pat_mode_name(m));
+  cfg["pats"] = std::move(pats);
+  cfg["predictor"] = predictor_name(o.predictor);
+  cfg["window"] = o.window;
+  cfg["ema_alpha"] = num(o.ema_alpha);
+  cfg["warmup_messages"] = o.warmup_messages;
+  cfg["oracle_with_monitor"] = o.oracle_with_monitor;
+  cfg["blocks"] = o.blocks;
+  cfg["alpha"] = num(o.alpha);
+  cfg["beta"] = num(o.beta);
+  cfg["gamma"] = num(o.gamma);
+  cfg["delta_alpha_s"] = num(info.delta.alpha_s);
+  cfg["delta_beta_s_per_byte"] = num(info.delta.beta_s_per_byte);
+  cfg["delta_params"] = info.delta.source;
+  cfg["network_gamma_s_per_byte"] = num(info.delta.gamma_s_per_byte);
+  cfg["network_nodes"] = info.delta.nodes;
+  cfg["calibration_s"] = num(info.delta.calibration_s);
+  cfg["calibrate_call_s"] = num(info.delta.calibrate_call_s);
+  cfg["post_arrival_clock"] = info.shared_clock ? "shared" : "barrier-exit";
+  cfg["seed"] = static_cast<std::uint64_t>(o.seed);
+  cfg["iters"] = o.iters;
+  cfg["warmup"] = o.warmup;
+  cfg["interleaved"] = true;
+  cfg["mpi_library"] = info.mpi_library;
+  cfg["mpi_thread_level"] = info.thread_level;
+  cfg["wall_s"] = num(info.wall_s);
+
+  Json results = Json::array();
   for (const ConfigResult& c : configs) {
     for (const AlgoResult& a : c.algos) {
       const Stats s = summarize(a.samples_ms);
-      w.begin_object();
-      w.field("op", o.op).field("algorithm", a.algorithm).field("p", info.p)
-          .field("count", c.count).field("dtype", dtype_name(o.dtype))
-          .field("bytes", c.count * static_cast<long long>(dtype_size(o.dtype)))
-          .field("mode", delay_mode_label(o.mode, o.late_count));
-      late_ranks_field(w, o);
-      w.field("max_delay_ms", c.max_delay_ms)
-          .field("shape", o.op == "allgatherv" ? shape_name(o.shape) : "")
-          .field("compute_ms", o.compute_ms).field("pat", pat_mode_name(a.pat))
-          .field("blocks", o.blocks).field("seed", static_cast<std::uint64_t>(o.seed))
-          .field("iters", o.iters).field("measured_iters", s.n);
-      if (s.n > 0) {
-        w.field("mean_elapsed_ms", s.mean).field("stddev_ms", s.stddev)
-            .field("median_ms", s.median).field("min_ms", s.min).field("max_ms", s.max);
-      } else {
-        w.key("mean_elapsed_ms").null().key("stddev_ms").null().key("median_ms").null()
-            .key("min_ms").null().key("max_ms").null();
-      }
+      Json r;
+      r["op"] = o.op;
+      r["algorithm"] = a.algorithm;
+      r["p"] = info.p;
+      r["count"] = c.count;
+      r["dtype"] = dtype_name(o.dtype);
+      r["bytes"] = c.count * static_cast<long long>(dtype_size(o.dtype));
+      r["mode"] = delay_mode_label(o.mode, o.late_count);
+      r["late_ranks"] = late_ranks(o);
+      r["max_delay_ms"] = num(c.max_delay_ms);
+      r["shape"] = o.op == "allgatherv" ? shape_name(o.shape) : "";
+      r["compute_ms"] = num(o.compute_ms);
+      r["pat"] = pat_mode_name(a.pat);
+      r["blocks"] = o.blocks;
+      r["seed"] = static_cast<std::uint64_t>(o.seed);
+      r["iters"] = o.iters;
+      r["measured_iters"] = s.n;
+      r["mean_elapsed_ms"] = number_if(s.n > 0, s.mean);
+      r["stddev_ms"] = number_if(s.n > 0, s.stddev);
+      r["median_ms"] = number_if(s.n > 0, s.median);
+      r["min_ms"] = number_if(s.n > 0, s.min);
+      r["max_ms"] = number_if(s.n > 0, s.max);
       const double delta = config_delta_ms(info, c);
       const Stats pa = summarize(a.post_arrival_ms);
-      w.field("delta_ms", delta);
-      if (pa.n > 0) {
-        w.field("post_arrival_ms", pa.mean).field("post_arrival_stddev_ms", pa.stddev)
-            .field("post_arrival_median_ms", pa.median)
-            .field("post_arrival_over_delta", pa.mean / delta)
-            .field("arrival_lag_ms", summarize(a.arrival_lag_ms).mean);
-      } else {
-        w.key("post_arrival_ms").null().key("post_arrival_stddev_ms").null()
-            .key("post_arrival_median_ms").null().key("post_arrival_over_delta").null()
-            .key("arrival_lag_ms").null();
-      }
+      r["delta_ms"] = num(delta);
+      r["post_arrival_ms"] = number_if(pa.n > 0, pa.mean);
+      r["post_arrival_stddev_ms"] = number_if(pa.n > 0, pa.stddev);
+      r["post_arrival_median_ms"] = number_if(pa.n > 0, pa.median);
+      r["post_arrival_over_delta"] = number_if(pa.n > 0, pa.mean / delta);
+      r["arrival_lag_ms"] = number_if(pa.n > 0, summarize(a.arrival_lag_ms).mean);
       const double sp = c.speedup_vs_ring(a);
-      w.key("speedup_vs_ring");
-      if (sp > 0) w.value(sp);
-      else w.null();
-      w.field("correct", a.correct()).field("incorrect_iters", a.incorrect_iterations)
-          .field("error_iters", a.error_iterations);
-      w.key("error");
-      if (a.error_message.empty()) w.null();
-      else w.value(a.error_message);
-      w.key("prediction_error_ms");
-      if (a.pred_err_ms.empty()) w.null();
-      else w.value(summarize(a.pred_err_ms).mean);
-      w.key("prediction_error_max_ms");
-      if (a.pred_err_ms.empty()) w.null();
-      else w.value(summarize(a.pred_err_ms).max);
-      w.key("prediction_error_samples_ms").begin_array();
-      for (const double x : a.pred_err_ms) w.value(x);
-      w.end_array();
-      w.key("pattern_sources").begin_object();
-      w.field("none", a.source_counts[0]).field("edge", a.source_counts[1])
-          .field("history", a.source_counts[2]);
-      w.end_object();
-      w.key("ran_algorithms").begin_object();
-      for (const auto& [name, n] : a.ran) w.field(name, n);
-      w.end_object();
-      w.key("per_rank_mean_ms").begin_array();
-      for (const double sum : a.rank_sum_ms) w.value(s.n > 0 ? sum / s.n : 0.0);
-      w.end_array();
-      w.key("samples_ms").begin_array();
-      for (const double x : a.samples_ms) w.value(x);
-      w.end_array();
-      w.key("post_arrival_samples_ms").begin_array();
-      for (const double x : a.post_arrival_ms) w.value(x);
-      w.end_array();
-      w.end_object();
+      r["speedup_vs_ring"] = number_if(sp > 0, sp);
+      r["correct"] = a.correct();
+      r["incorrect_iters"] = a.incorrect_iterations;
+      r["error_iters"] = a.error_iterations;
+      r["error"] = a.error_message.empty() ? Json() : Json(a.error_message);
+      const Stats err = summarize(a.pred_err_ms);
+      r["prediction_error_ms"] = number_if(err.n > 0, err.mean);
+      r["prediction_error_max_ms"] = number_if(err.n > 0, err.max);
+      r["prediction_error_samples_ms"] = nums(a.pred_err_ms);
+      r["pattern_sources"] = Json{{"none", a.source_counts[0]},
+                                  {"edge", a.source_counts[1]},
+                                  {"history", a.source_counts[2]}};
+      Json ran = Json::object();
+      for (const auto& [name, n] : a.ran) ran[name] = n;
+      r["ran_algorithms"] = std::move(ran);
+      Json per_rank = Json::array();
+      for (const double sum : a.rank_sum_ms) per_rank.push_back(num(s.n > 0 ? sum / s.n : 0.0));
+      r["per_rank_mean_ms"] = std::move(per_rank);
+      r["samples_ms"] = nums(a.samples_ms);
+      r["post_arrival_samples_ms"] = nums(a.post_arrival_ms);
+      results.push_back(std::move(r));
     }
   }
-  w.end_array();
-  w.key("verdicts").begin_array();
+
+  Json verdicts = Json::array();
   for (const ConfigResult& c : configs) {
     for (const Verdict& v : case_verdicts(info, c)) {
       const AlgoResult& a = *v.row;
-      const bool failed = v.word == "failed";
-      w.begin_object();
-      w.field("op", o.op).field("p", info.p).field("count", c.count)
-          .field("bytes", c.count * static_cast<long long>(dtype_size(o.dtype)))
-          .field("dtype", dtype_name(o.dtype))
-          .field("mode", delay_mode_label(o.mode, o.late_count));
-      late_ranks_field(w, o);
-      w.field("max_delay_ms", c.max_delay_ms).field("pat", pat_mode_name(a.pat))
-          .field("algorithm", a.algorithm).field("ran", ran_label(a))
-          .field("baseline", "native").field("paired_iters", v.ratio.paired);
-      const auto number_or_null = [&](const char* k, double x) {
-        w.key(k);
-        if (failed) w.null();
-        else w.value(x);
-      };
-      number_or_null("mean_elapsed_ms", v.ratio.mean_ms);
-      number_or_null("baseline_mean_elapsed_ms", v.ratio.baseline_mean_ms);
-      number_or_null("ratio", v.ratio.ratio);
-      number_or_null("ratio_ci_low", v.ratio.ci_low);
-      number_or_null("ratio_ci_high", v.ratio.ci_high);
-      w.field("ci_level", kVerdictLevel).field("bootstrap_resamples", kVerdictResamples);
-      number_or_null("post_arrival_over_delta", v.post_arrival_over_delta);
-      number_or_null("baseline_post_arrival_over_delta", v.native_post_arrival_over_delta);
-      w.field("verdict", v.word).field("text", verdict_line(info, c, v));
-      w.end_object();
+      const bool ok = v.word != "failed";
+      Json j;
+      j["op"] = o.op;
+      j["p"] = info.p;
+      j["count"] = c.count;
+      j["bytes"] = c.count * static_cast<long long>(dtype_size(o.dtype));
+      j["dtype"] = dtype_name(o.dtype);
+      j["mode"] = delay_mode_label(o.mode, o.late_count);
+      j["late_ranks"] = late_ranks(o);
+      j["max_delay_ms"] = num(c.max_delay_ms);
+      j["pat"] = pat_mode_name(a.pat);
+      j["algorithm"] = a.algorithm;
+      j["ran"] = ran_label(a);
+      j["baseline"] = "native";
+      j["paired_iters"] = v.ratio.paired;
+      j["mean_elapsed_ms"] = number_if(ok, v.ratio.mean_ms);
+      j["baseline_mean_elapsed_ms"] = number_if(ok, v.ratio.baseline_mean_ms);
+      j["ratio"] = number_if(ok, v.ratio.ratio);
+      j["ratio_ci_low"] = number_if(ok, v.ratio.ci_low);
+      j["ratio_ci_high"] = number_if(ok, v.ratio.ci_high);
+      j["ci_level"] = num(kVerdictLevel);
+      j["bootstrap_resamples"] = kVerdictResamples;
+      j["post_arrival_over_delta"] = number_if(ok, v.post_arrival_over_delta);
+      j["baseline_post_arrival_over_delta"] = number_if(ok, v.native_post_arrival_over_delta);
+      j["verdict"] = v.word;
+      j["text"] = verdict_line(info, c, v);
+      verdicts.push_back(std::move(j));
     }
   }
-  w.end_array();
-  w.end_object();
+  Json doc;
+  doc["benchmark"] = "papcoll-bench";
+  doc["format_version"] = 1;
+  doc["config"] = std::move(cfg);
+  doc["results"] = std::move(results);
+  doc["verdicts"] = std::move(verdicts);
+  os << doc.dump(2) << '\n';
 }
 
 namespace {
