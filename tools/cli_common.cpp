@@ -66,6 +66,23 @@ CLI::Option* add_checked(CLI::App& app, const std::string& name,
   return o;
 }
 
+CLI::App* add_command(CLI::App& app, const std::string& name, const std::string& description) {
+  return app.add_subcommand(name, wrap(description, kDescriptionWidth));
+}
+
+CLI::Option* add_kept(CLI::App& app, const std::string& name,
+                      std::map<std::string, std::string>& values, const std::string& description,
+                      const std::string& value_name) {
+  const std::string flag = name.substr(0, name.find(','));
+  return add_checked(
+      app, name,
+      [&values, flag](const std::string& v) {
+        values[flag] = v;
+        return std::string();
+      },
+      description, value_name);
+}
+
 Parsed parse(CLI::App& app, int argc, const char* const* argv) {
   try {
     app.parse(argc, argv);

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,15 @@ CLI::Option* add_flag(CLI::App& app, const std::string& name, bool& target,
 CLI::Option* add_checked(CLI::App& app, const std::string& name,
                          std::function<std::string(const std::string&)> check,
                          const std::string& description, const std::string& value_name);
+
+// A subcommand, its description wrapped for both the parent's list and its own --help.
+CLI::App* add_command(CLI::App& app, const std::string& name, const std::string& description);
+
+// An option whose value is kept as given, in values[flag] (present only when given), for tools that
+// check values where they use them.
+CLI::Option* add_kept(CLI::App& app, const std::string& name,
+                      std::map<std::string, std::string>& values, const std::string& description,
+                      const std::string& value_name);
 
 struct Parsed {
   enum Kind { run, help, error } kind = run;

@@ -5,11 +5,11 @@
 #include <cstdio>
 #include <numeric>
 
-#include <nlohmann/json.hpp>
+#include "json_number.hpp"
 
 namespace papcoll_bench {
 
-using Json = nlohmann::ordered_json;
+using papcoll_cli::Json;
 
 Stats summarize(const std::vector<double>& samples) {
   Stats s;
@@ -111,23 +111,11 @@ Json late_ranks(const BenchOptions& o) {
   return nullptr;
 }
 
-// A number as papcoll-bench always wrote it (std::to_chars' shortest round-trip form): a double
-// with an integral value as an integer (20, not nlohmann's 20.0), so readers that print a field
-// (a max delay in a plot label) see what they saw before; non-finite values as null.
-Json num(double x) {
-  if (std::isfinite(x) && x == std::trunc(x) && std::fabs(x) < 9007199254740992.0)
-    return static_cast<long long>(x);
-  return x;  // nlohmann writes NaN and infinities as null
-}
-
-Json nums(const std::vector<double>& v) {
-  Json a = Json::array();
-  for (const double x : v) a.push_back(num(x));
-  return a;
-}
+using papcoll_cli::json_number;
+using papcoll_cli::json_numbers;
 
 // x, or null when there is no such figure.
-Json number_if(bool have, double x) { return have ? num(x) : Json(); }
+Json number_if(bool have, double x) { return have ? json_number(x) : Json(); }
 
 }  // namespace
 
@@ -320,28 +308,28 @@ void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigR
     cfg["counts_dist"] = counts_dist_label(o.counts_dist, o.counts_ratio);
     cfg["model_file"] = o.model_path;
   }
-  cfg["max_delays_ms"] = nums(o.max_delays_ms);
-  cfg["compute_ms"] = num(o.compute_ms);
+  cfg["max_delays_ms"] = json_numbers(o.max_delays_ms);
+  cfg["compute_ms"] = json_number(o.compute_ms);
   cfg["pat"] = pats_label(o.pats);
   Json pats = Json::array();
   for (PatMode m : o.pats) pats.push_back(pat_mode_name(m));
   cfg["pats"] = std::move(pats);
   cfg["predictor"] = predictor_name(o.predictor);
   cfg["window"] = o.window;
-  cfg["ema_alpha"] = num(o.ema_alpha);
+  cfg["ema_alpha"] = json_number(o.ema_alpha);
   cfg["warmup_messages"] = o.warmup_messages;
   cfg["oracle_with_monitor"] = o.oracle_with_monitor;
   cfg["blocks"] = o.blocks;
-  cfg["alpha"] = num(o.alpha);
-  cfg["beta"] = num(o.beta);
-  cfg["gamma"] = num(o.gamma);
-  cfg["delta_alpha_s"] = num(info.delta.alpha_s);
-  cfg["delta_beta_s_per_byte"] = num(info.delta.beta_s_per_byte);
+  cfg["alpha"] = json_number(o.alpha);
+  cfg["beta"] = json_number(o.beta);
+  cfg["gamma"] = json_number(o.gamma);
+  cfg["delta_alpha_s"] = json_number(info.delta.alpha_s);
+  cfg["delta_beta_s_per_byte"] = json_number(info.delta.beta_s_per_byte);
   cfg["delta_params"] = info.delta.source;
-  cfg["network_gamma_s_per_byte"] = num(info.delta.gamma_s_per_byte);
+  cfg["network_gamma_s_per_byte"] = json_number(info.delta.gamma_s_per_byte);
   cfg["network_nodes"] = info.delta.nodes;
-  cfg["calibration_s"] = num(info.delta.calibration_s);
-  cfg["calibrate_call_s"] = num(info.delta.calibrate_call_s);
+  cfg["calibration_s"] = json_number(info.delta.calibration_s);
+  cfg["calibrate_call_s"] = json_number(info.delta.calibrate_call_s);
   cfg["post_arrival_clock"] = info.shared_clock ? "shared" : "barrier-exit";
   cfg["seed"] = static_cast<std::uint64_t>(o.seed);
   cfg["iters"] = o.iters;
@@ -349,7 +337,7 @@ void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigR
   cfg["interleaved"] = true;
   cfg["mpi_library"] = info.mpi_library;
   cfg["mpi_thread_level"] = info.thread_level;
-  cfg["wall_s"] = num(info.wall_s);
+  cfg["wall_s"] = json_number(info.wall_s);
 
   Json results = Json::array();
   for (const ConfigResult& c : configs) {
@@ -364,9 +352,9 @@ void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigR
       r["bytes"] = c.count * static_cast<long long>(dtype_size(o.dtype));
       r["mode"] = delay_mode_label(o.mode, o.late_count);
       r["late_ranks"] = late_ranks(o);
-      r["max_delay_ms"] = num(c.max_delay_ms);
+      r["max_delay_ms"] = json_number(c.max_delay_ms);
       r["shape"] = o.op == "allgatherv" ? shape_name(o.shape) : "";
-      r["compute_ms"] = num(o.compute_ms);
+      r["compute_ms"] = json_number(o.compute_ms);
       r["pat"] = pat_mode_name(a.pat);
       r["blocks"] = o.blocks;
       r["seed"] = static_cast<std::uint64_t>(o.seed);
@@ -379,7 +367,7 @@ void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigR
       r["max_ms"] = number_if(s.n > 0, s.max);
       const double delta = config_delta_ms(info, c);
       const Stats pa = summarize(a.post_arrival_ms);
-      r["delta_ms"] = num(delta);
+      r["delta_ms"] = json_number(delta);
       r["post_arrival_ms"] = number_if(pa.n > 0, pa.mean);
       r["post_arrival_stddev_ms"] = number_if(pa.n > 0, pa.stddev);
       r["post_arrival_median_ms"] = number_if(pa.n > 0, pa.median);
@@ -394,7 +382,7 @@ void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigR
       const Stats err = summarize(a.pred_err_ms);
       r["prediction_error_ms"] = number_if(err.n > 0, err.mean);
       r["prediction_error_max_ms"] = number_if(err.n > 0, err.max);
-      r["prediction_error_samples_ms"] = nums(a.pred_err_ms);
+      r["prediction_error_samples_ms"] = json_numbers(a.pred_err_ms);
       r["pattern_sources"] = Json{{"none", a.source_counts[0]},
                                   {"edge", a.source_counts[1]},
                                   {"history", a.source_counts[2]}};
@@ -402,10 +390,10 @@ void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigR
       for (const auto& [name, n] : a.ran) ran[name] = n;
       r["ran_algorithms"] = std::move(ran);
       Json per_rank = Json::array();
-      for (const double sum : a.rank_sum_ms) per_rank.push_back(num(s.n > 0 ? sum / s.n : 0.0));
+      for (const double sum : a.rank_sum_ms) per_rank.push_back(json_number(s.n > 0 ? sum / s.n : 0.0));
       r["per_rank_mean_ms"] = std::move(per_rank);
-      r["samples_ms"] = nums(a.samples_ms);
-      r["post_arrival_samples_ms"] = nums(a.post_arrival_ms);
+      r["samples_ms"] = json_numbers(a.samples_ms);
+      r["post_arrival_samples_ms"] = json_numbers(a.post_arrival_ms);
       results.push_back(std::move(r));
     }
   }
@@ -423,7 +411,7 @@ void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigR
       j["dtype"] = dtype_name(o.dtype);
       j["mode"] = delay_mode_label(o.mode, o.late_count);
       j["late_ranks"] = late_ranks(o);
-      j["max_delay_ms"] = num(c.max_delay_ms);
+      j["max_delay_ms"] = json_number(c.max_delay_ms);
       j["pat"] = pat_mode_name(a.pat);
       j["algorithm"] = a.algorithm;
       j["ran"] = ran_label(a);
@@ -434,7 +422,7 @@ void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigR
       j["ratio"] = number_if(ok, v.ratio.ratio);
       j["ratio_ci_low"] = number_if(ok, v.ratio.ci_low);
       j["ratio_ci_high"] = number_if(ok, v.ratio.ci_high);
-      j["ci_level"] = num(kVerdictLevel);
+      j["ci_level"] = json_number(kVerdictLevel);
       j["bootstrap_resamples"] = kVerdictResamples;
       j["post_arrival_over_delta"] = number_if(ok, v.post_arrival_over_delta);
       j["baseline_post_arrival_over_delta"] = number_if(ok, v.native_post_arrival_over_delta);

@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "cli11.hpp"
+#include "cli_common.hpp"
 #include "model/link_model_io.hpp"
 #include "papcoll_model_measure.hpp"
 
@@ -28,24 +30,14 @@ namespace {
 
 using papcoll::LinkModel;
 
-const char* const kUsage =
-    "usage: mpirun ... papcoll-model measure --out FILE [--sizes M1,M2,...] [--reps N]\n"
-    "                       [--budget-s S] [--target-ci X] [--min-sweeps N] [--max-sweeps N]\n"
-    "       papcoll-model homogeneous --p P --alpha A --beta B --out FILE\n"
-    "       papcoll-model show FILE [--p P]\n"
-    "measure: ping-pong every pair of ranks (round-robin rounds, all ranks busy), fit\n"
-    "  t = alpha + beta * m per direction by least squares, repeat sweeps until every 95%\n"
-    "  confidence interval is within --target-ci (relative, default 0.05) or --budget-s\n"
-    "  (default 60) is spent; --sizes in bytes with K/M suffixes (default 1,1K,16K,64K,256K),\n"
-    "  --reps round trips per point (their median; default 7), sweeps 2..100 by default.\n"
-    "homogeneous: one alpha (s) and beta (s/byte) for every pair of P ranks.\n"
-    "show: read and validate FILE (with --p: for exactly P ranks) and summarise it.\n"
-    "FILE '-' is standard output. Exit status: 0 ok, 1 failure, 2 bad usage.\n";
+const char* const kHelpHint = "(papcoll-model --help lists the commands, papcoll-model COMMAND "
+                              "--help their options)";
 
 struct Args {
   std::string command, file;
   std::map<std::string, std::string> flags;
   std::string error;
+  std::string help;  // set when --help was asked: the text to print
   bool has(const std::string& f) const { return flags.count(f) > 0; }
   std::string get(const std::string& f) const {
     auto it = flags.find(f);
@@ -53,43 +45,72 @@ struct Args {
   }
 };
 
+// The command line with CLI11 (tools/cli_common.hpp): one subcommand per command, each with its
+// own options; their values are checked where they are used (measure_options, homogeneous, show).
 Args parse_args(int argc, char** argv) {
-  static const char* const known[] = {"--out",        "--sizes",      "--reps",
-                                      "--budget-s",   "--target-ci",  "--min-sweeps",
-                                      "--max-sweeps", "--p",          "--alpha",
-                                      "--beta"};
   Args a;
+  CLI::App app{"", "papcoll-model"};
+  papcoll_cli::configure(
+      app,
+      "Makes and inspects link model files (docs/model-format.md) for the model-based "
+      "scatterv/gatherv trees.",
+      "Byte counts: 1024, 64K or 64KiB, 1M or 1MiB. Durations: 90, 90s, 1500ms (a plain number "
+      "is seconds).\nFILE '-' is standard output. Exit status: 0 ok, 1 failure, 2 bad usage.\n"
+      "docs/papcoll-model.md");
+  CLI::App* measure = papcoll_cli::add_command(
+      app, "measure",
+      "under mpirun: ping-pong every pair of ranks (round-robin rounds, all ranks busy), fit t = "
+      "alpha + beta * m per direction by least squares, repeat sweeps until every 95% confidence "
+      "interval is within --target-ci or --budget-s is spent; rank 0 writes the model");
+  papcoll_cli::add_kept(*measure, "--out", a.flags, "where rank 0 writes the model (required)",
+                        "FILE");
+  papcoll_cli::add_kept(*measure, "--sizes", a.flags,
+                        "ping-pong sizes in bytes (default 1,1K,16K,64K,256K); at least two "
+                        "different", "M1,M2,...");
+  papcoll_cli::add_kept(*measure, "--reps", a.flags,
+                        "round trips per point, their median (default 7)", "N");
+  papcoll_cli::add_kept(*measure, "--budget-s", a.flags,
+                        "no sweep starts that would end after this many seconds (default 60)",
+                        "S");
+  papcoll_cli::add_kept(*measure, "--target-ci", a.flags,
+                        "stop once every 95% CI half-width is at most X times its estimate "
+                        "(default 0.05)", "X");
+  papcoll_cli::add_kept(*measure, "--min-sweeps", a.flags, "at least this many sweeps (default 2)",
+                        "N");
+  papcoll_cli::add_kept(*measure, "--max-sweeps", a.flags, "at most this many sweeps (default 100)",
+                        "N");
+  CLI::App* homogeneous = papcoll_cli::add_command(
+      app, "homogeneous", "one alpha (s) and beta (s/byte) for every pair of P ranks");
+  papcoll_cli::add_kept(*homogeneous, "--p", a.flags, "ranks, 1..65536 (required)", "P");
+  papcoll_cli::add_kept(*homogeneous, "--alpha", a.flags, "latency, seconds (required)", "A");
+  papcoll_cli::add_kept(*homogeneous, "--beta", a.flags, "seconds per byte (required)", "B");
+  papcoll_cli::add_kept(*homogeneous, "--out", a.flags, "the model file to write (required)",
+                        "FILE");
+  CLI::App* show = papcoll_cli::add_command(
+      app, "show", "read and validate FILE (with --p: for exactly P ranks) and summarise it");
+  show->add_option("FILE", a.file, "the model file");
+  papcoll_cli::add_kept(*show, "--p", a.flags, "the ranks the model must be for, 1..65536", "P");
+
+  // The command comes first (anything else there is not a command, as it always was).
+  static const char* const kCommands[] = {"measure", "homogeneous", "show"};
+  const std::string first = argc >= 2 ? argv[1] : "";
+  const bool help = first == "--help" || first == "-h" || first == "help";
   if (argc < 2) {
     a.error = "missing command";
     return a;
   }
-  a.command = argv[1];
-  for (int i = 2; i < argc; ++i) {
-    std::string f = argv[i], value;
-    if (f.rfind("--", 0) != 0) {
-      if (a.command == "show" && a.file.empty()) {
-        a.file = f;
-        continue;
-      }
-      a.error = "unexpected argument '" + f + "'";
-      return a;
-    }
-    if (const auto eq = f.find('='); eq != std::string::npos) {
-      value = f.substr(eq + 1);
-      f = f.substr(0, eq);
-    } else if (i + 1 < argc) {
-      value = argv[++i];
-    } else {
-      a.error = "option " + f + " needs a value";
-      return a;
-    }
-    if (std::find_if(std::begin(known), std::end(known), [&](const char* k) { return f == k; }) ==
-        std::end(known)) {
-      a.error = "unknown option " + f;
-      return a;
-    }
-    a.flags[f] = value;
+  if (!help && std::find(std::begin(kCommands), std::end(kCommands), first) == std::end(kCommands)) {
+    a.error = "unknown command '" + first + "'";
+    return a;
   }
+  a.command = first;
+  if (help) {
+    a.help = app.help();
+    return a;
+  }
+  const papcoll_cli::Parsed parsed = papcoll_cli::parse(app, argc, argv);
+  if (parsed.kind == papcoll_cli::Parsed::help) a.help = parsed.text;
+  if (parsed.kind == papcoll_cli::Parsed::error) a.error = parsed.text;
   return a;
 }
 
@@ -111,28 +132,16 @@ bool parse_double(const std::string& s, double* out) {
   return true;
 }
 
-bool parse_bytes(std::string s, long long* out) {
-  long long mult = 1;
-  if (!s.empty() && (s.back() == 'K' || s.back() == 'k')) mult = 1 << 10;
-  if (!s.empty() && (s.back() == 'M' || s.back() == 'm')) mult = 1 << 20;
-  if (mult != 1) s.pop_back();
-  long long n = 0;
-  if (!parse_long(s, 0, INT_MAX / mult, &n)) return false;
-  *out = n * mult;
-  return true;
-}
-
 // Checks the measure options; "" or the problem.
 std::string measure_options(const Args& a, papcoll_model::MeasureOptions* o) {
   if (!a.has("--out")) return "measure needs --out FILE";
-  for (const char* f : {"--p", "--alpha", "--beta"})
-    if (a.has(f)) return std::string(f) + " is for 'homogeneous'";
   long long n = 0;
   if (a.has("--sizes")) {
     o->sizes.clear();
     std::stringstream list(a.get("--sizes"));
     for (std::string item; std::getline(list, item, ',');) {
-      if (!parse_bytes(item, &n)) return "--sizes: '" + item + "' is not a byte count";
+      if (!papcoll_cli::parse_bytes(item, INT_MAX, &n))
+        return "--sizes: '" + item + "' is not a byte count (N, NK or NKiB, NM or NMiB)";
       o->sizes.push_back(n);
     }
     std::vector<long long> distinct = o->sizes;
@@ -154,8 +163,9 @@ std::string measure_options(const Args& a, papcoll_model::MeasureOptions* o) {
     o->max_sweeps = static_cast<int>(n);
   }
   if (o->min_sweeps > o->max_sweeps) return "--min-sweeps is above --max-sweeps";
-  if (a.has("--budget-s") && (!parse_double(a.get("--budget-s"), &o->budget_s) || o->budget_s < 0))
-    return "--budget-s: seconds >= 0";
+  if (a.has("--budget-s") &&
+      !papcoll_cli::parse_duration_s(a.get("--budget-s"), 1.0, &o->budget_s))
+    return "--budget-s: seconds >= 0 (90, or with a unit: 90s, 1500ms)";
   if (a.has("--target-ci") &&
       (!parse_double(a.get("--target-ci"), &o->target_ci) || !(o->target_ci > 0)))
     return "--target-ci: a number > 0 (relative half-width, e.g. 0.05)";
@@ -200,7 +210,7 @@ int measure(int argc, char** argv, const Args& a) {
   };
   papcoll_model::MeasureOptions o;
   if (const std::string e = measure_options(a, &o); !e.empty()) {
-    if (rank == 0) std::cerr << "papcoll-model: " << e << "\n" << kUsage;
+    if (rank == 0) std::cerr << "papcoll-model: " << e << "\n" << kHelpHint << "\n";
     return finish(2);
   }
   const std::string out_path = a.get("--out");
@@ -251,7 +261,8 @@ int homogeneous(const Args& a) {
   long long p = 0;
   double alpha = 0, beta = 0;
   if (!a.has("--out") || !a.has("--p") || !a.has("--alpha") || !a.has("--beta")) {
-    std::cerr << "papcoll-model: homogeneous needs --p, --alpha, --beta and --out\n" << kUsage;
+    std::cerr << "papcoll-model: homogeneous needs --p, --alpha, --beta and --out\n" << kHelpHint
+              << "\n";
     return 2;
   }
   if (!parse_long(a.get("--p"), 1, 1 << 16, &p)) {
@@ -326,7 +337,7 @@ LinkStats link_stats(const LinkModel& m, double (LinkModel::*value)(int, int) co
 
 int show(const Args& a) {
   if (a.file.empty()) {
-    std::cerr << "papcoll-model: show needs a FILE\n" << kUsage;
+    std::cerr << "papcoll-model: show needs a FILE\n" << kHelpHint << "\n";
     return 2;
   }
   long long expected = 0;
@@ -378,12 +389,12 @@ int show(const Args& a) {
 
 int run(int argc, char** argv) {
   const Args a = parse_args(argc, argv);
-  if (a.command == "--help" || a.command == "-h" || a.command == "help") {
-    std::cout << kUsage;
+  if (!a.help.empty()) {
+    std::cout << a.help;
     return 0;
   }
   if (!a.error.empty()) {
-    std::cerr << "papcoll-model: " << a.error << "\n" << kUsage;
+    std::cerr << "papcoll-model: " << a.error << "\n" << kHelpHint << "\n";
     if (a.command == "measure") {  // under mpirun: every rank exits the same way
       MPI_Init(&argc, &argv);
       MPI_Finalize();
@@ -392,9 +403,7 @@ int run(int argc, char** argv) {
   }
   if (a.command == "measure") return measure(argc, argv, a);
   if (a.command == "homogeneous") return homogeneous(a);
-  if (a.command == "show") return show(a);
-  std::cerr << "papcoll-model: unknown command '" << a.command << "'\n" << kUsage;
-  return 2;
+  return show(a);
 }
 
 // No exception ends the program with a signal: it is reported and the exit status is 1 (under

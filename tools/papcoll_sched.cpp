@@ -1,4 +1,6 @@
 // papcoll-sched: print, verify and cost schedules without MPI. See docs/papcoll-sched.md.
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -13,6 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "cli11.hpp"
+#include "cli_common.hpp"
+#include "json_number.hpp"
 #include "model/link_model_io.hpp"
 #include "papcoll_sched_time.hpp"
 #include "schedule/circulant/circulant_check.hpp"
@@ -29,39 +34,16 @@
 #include "verify/verifier.hpp"
 
 using namespace papcoll;
+using papcoll_cli::json_number;
+using papcoll_cli::Json;
 
 namespace {
 
-const char* kUsage =
-    "usage: papcoll-sched list\n"
-    "       papcoll-sched show   ALGO --p P [--blocks B] [--root R] [--arrivals a0,a1,...]\n"
-    "                            [--tau T] [--collective C] [--format json|text]\n"
-    "                            [--round-time D] [--impl I]\n"
-    "       papcoll-sched verify ALGO --p P|P1..P2 [--blocks B|B1..B2] [--root R|all]\n"
-    "                            [--arrivals ...] [--random-arrivals N] [--seed S]\n"
-    "       papcoll-sched cost   ALGO --p P --bytes M --alpha A --beta B [--gamma G]\n"
-    "                            [--blocks B] [--arrivals ...] [--tau T] [--format json|text]\n"
-    "       scatterv/gatherv (ALGO may be written scatterv-ALGO, and may be auto):\n"
-    "       papcoll-sched show|verify|cost ALGO --collective scatterv|gatherv --p P\n"
-    "                            [--root R] [--counts c0,c1,...] [--elem-bytes E]\n"
-    "                            [--model FILE | --alpha A --beta B] [--bytes M]\n"
-    "       papcoll-sched time   ALGO --p P [--rank R|all] [--blocks B] [--root R]\n"
-    "                            [--arrivals a0,...|--pattern balanced|one-late|random]\n"
-    "                            [--bytes M] [--calls N] [--seed S] [--format json|text]\n"
-    "       papcoll-sched bench clairvoyant --p P|P1..P2 [--blocks N] [--dist uniform,skewed]\n"
-    "                            [--runs R] [--impl linear,pairing,segtree] [--seed S] [--json]\n"
-    "       papcoll-sched verify-circulant --from P1 --to P2 [--threads N] [--json]\n"
-    "       papcoll-sched bench circulant --from P1 --to P2 [--step S]\n"
-    "                            [--impl logp|reference|both] [--json]\n"
-    "ALGO may be 'all' for verify. Arrival times are seconds. --collective defaults to\n"
-    "allreduce, or to the only collective that has ALGO (e.g. clairvoyant: reduce).\n"
-    "--round-time D: Clairvoyant's round time in seconds (default: the Hockney time of one\n"
-    "block); --impl: clairvoyant's implementation, linear|pairing|segtree (same schedule).\n"
-    "show, verify, cost, time also take --one-node 0|1: the schedule as it runs when every\n"
-    "rank is on one node and the shared-memory transport carries the call (default 0).\n";
+const char* const kHelpHint =
+    "(papcoll-sched --help lists the commands, papcoll-sched COMMAND --help their options)";
 
 [[noreturn]] void usage_error(const std::string& why) {
-  std::cerr << "papcoll-sched: " << why << "\n" << kUsage;
+  std::cerr << "papcoll-sched: " << why << "\n" << kHelpHint << "\n";
   std::exit(2);
 }
 
@@ -113,6 +95,40 @@ double parse_double(const std::string& flag, const std::string& v) {
     return d;
   } catch (const std::exception&) {
     usage_error(flag + " needs a finite number, got '" + v + "'");
+  }
+}
+
+// Seconds: a number, or one with a unit (20ms, 200us, 0.5s, 750ns).
+double parse_seconds(const std::string& flag, const std::string& v) {
+  double s = 0;
+  if (!v.empty() && std::isalpha(static_cast<unsigned char>(v.back())) &&
+      papcoll_cli::parse_duration_s(v, 1.0, &s))
+    return s;
+  try {
+    size_t used = 0;
+    const double d = std::stod(v, &used);
+    if (used != v.size() || !std::isfinite(d)) throw std::invalid_argument(v);
+    return d;
+  } catch (const std::exception&) {
+    usage_error(flag + " needs a finite number of seconds, or one with a unit (20ms, 200us, "
+                "0.5s), got '" + v + "'");
+  }
+}
+
+// Bytes: a number, or a count with a suffix (4MiB, 64K).
+double parse_byte_size(const std::string& flag, const std::string& v) {
+  long long n = 0;
+  if (!v.empty() && std::isalpha(static_cast<unsigned char>(v.back())) &&
+      papcoll_cli::parse_bytes(v, 1LL << 53, &n))
+    return static_cast<double>(n);
+  try {
+    size_t used = 0;
+    const double d = std::stod(v, &used);
+    if (used != v.size() || !std::isfinite(d)) throw std::invalid_argument(v);
+    return d;
+  } catch (const std::exception&) {
+    usage_error(flag + " needs a number of bytes, or one with a suffix (4MiB, 64K), got '" + v +
+                "'");
   }
 }
 
@@ -168,13 +184,14 @@ std::vector<double> parse_list(const std::string& flag, const std::string& v) {
   std::vector<double> out;
   std::stringstream ss(v);
   std::string item;
-  while (std::getline(ss, item, ',')) out.push_back(parse_double(flag, item));
+  while (std::getline(ss, item, ',')) out.push_back(parse_seconds(flag, item));
   return out;
 }
 
 struct Args {
   std::string command, algo;
   std::map<std::string, std::string> flags;
+  bool json = false;  // verify-circulant, bench circulant, bench clairvoyant: --json
   bool has(const std::string& f) const { return flags.count(f) > 0; }
   std::string get(const std::string& f, const std::string& def = "") const {
     auto it = flags.find(f);
@@ -182,37 +199,136 @@ struct Args {
   }
 };
 
+// The options of show, verify, cost and time: every one of them reads the generator input's
+// flags (input_of), so each takes them all, as it always did.
+void add_schedule_flags(CLI::App& cmd, Args& a) {
+  using papcoll_cli::add_kept;
+  add_kept(cmd, "--p", a.flags, "number of ranks (verify: a range P1..P2)", "P");
+  add_kept(cmd, "--blocks", a.flags,
+           "number of blocks (verify: a range B1..B2; allgatherv: per rank); default: the "
+           "algorithm's", "B");
+  add_kept(cmd, "--root", a.flags, "root rank of a rooted collective (verify: all = every root)",
+           "R");
+  add_kept(cmd, "--collective", a.flags,
+           "allreduce, reduce, bcast, allgatherv, scatterv, gatherv (default: allreduce if it has "
+           "ALGO, else the one collective that has it)", "C");
+  add_kept(cmd, "--arrivals", a.flags,
+           "one arrival time per rank, seconds (or with a unit: 20ms), comma separated", "a0,a1,...");
+  add_kept(cmd, "--tau", a.flags,
+           "round time of the arrival-aware generators: alpha = T, beta = gamma = 0 for the "
+           "generator (seconds, or with a unit)", "T");
+  add_kept(cmd, "--round-time", a.flags,
+           "Clairvoyant's round time (seconds, or with a unit; default: one block's Hockney "
+           "time)", "D");
+  add_kept(cmd, "--impl", a.flags, "Clairvoyant's implementation: linear, pairing, segtree", "I");
+  add_kept(cmd, "--one-node", a.flags,
+           "1: the schedule as it runs when every rank is on one node (default 0)", "0|1");
+  add_kept(cmd, "--bytes", a.flags, "the whole buffer, bytes (or with a suffix: 4MiB)", "M");
+  add_kept(cmd, "--alpha", a.flags,
+           "Hockney latency, seconds per message (or with a unit: 5us)", "A");
+  add_kept(cmd, "--beta", a.flags, "seconds per byte sent", "B");
+  add_kept(cmd, "--gamma", a.flags, "seconds per byte reduced (0 when --alpha or --beta is given)",
+           "G");
+  add_kept(cmd, "--counts", a.flags, "scatterv/gatherv: each rank's portion in elements",
+           "c0,c1,...");
+  add_kept(cmd, "--elem-bytes", a.flags, "scatterv/gatherv: bytes per element of --counts (default 1)",
+           "E");
+  add_kept(cmd, "--model", a.flags,
+           "scatterv/gatherv: per-pair link model file (docs/model-format.md)", "FILE");
+  add_kept(cmd, "--format", a.flags, "show, cost, time: text or json (default text)", "json|text");
+  add_kept(cmd, "--random-arrivals", a.flags,
+           "verify: also N random arrival patterns per (algorithm, p, blocks)", "N");
+  add_kept(cmd, "--seed", a.flags, "verify, time: seed of the random arrivals (default 1)", "S");
+  add_kept(cmd, "--rank", a.flags, "time: the rank to time, or all (default 0)", "R|all");
+  add_kept(cmd, "--pattern", a.flags, "time: balanced, one-late or random arrivals", "P");
+  add_kept(cmd, "--calls", a.flags, "time: measurements per figure (default 20)", "N");
+}
+
+// The command line with CLI11 (tools/cli_common.hpp): a subcommand per command. Values are kept
+// as given and checked where they are used, with messages that name the flag.
 Args parse_args(int argc, char** argv) {
-  static const char* known[] = {"--p", "--blocks", "--root", "--arrivals", "--tau",
-                                "--collective", "--format", "--bytes", "--alpha", "--beta",
-                                "--gamma", "--random-arrivals", "--seed", "--round-time",
-                                "--impl", "--counts", "--elem-bytes", "--model", "--rank",
-                                "--pattern", "--calls", "--one-node"};
   Args a;
+  CLI::App app{"", "papcoll-sched"};
+  papcoll_cli::configure(
+      app, "Prints, verifies, costs and times papcoll's schedules without MPI.",
+      "ALGO may be written COLLECTIVE-ALGO (scatterv-binomial-maxfirst) or ALGO-COLLECTIVE "
+      "(circulant-bcast); 'all' for verify; for scatterv/gatherv also 'auto'.\nDurations: a "
+      "number of seconds, or 20ms, 200us, 0.5s. Byte counts: a number, or 4MiB, 64K.\nExit "
+      "status: 0 ok, 1 a schedule fails verification or an internal error, 2 bad usage.\n"
+      "docs/papcoll-sched.md");
+  papcoll_cli::add_command(app, "list", "every algorithm, by collective, with a summary");
+  const struct {
+    const char* name;
+    const char* what;
+  } kScheduleCommands[] = {
+      {"show", "print ALGO's schedule (every rank's steps)"},
+      {"verify", "verify ALGO's schedules symbolically (ALGO may be all; --p and --blocks may be "
+                 "ranges)"},
+      {"cost", "each rank's arrival, finish and elapsed time under the Hockney cost model"},
+      {"time", "what one call costs a rank to get its part of the schedule"}};
+  for (const auto& c : kScheduleCommands) {
+    CLI::App* cmd = papcoll_cli::add_command(app, c.name, c.what);
+    cmd->add_option("ALGO", a.algo, "the algorithm (papcoll-sched list)")->type_name("");
+    add_schedule_flags(*cmd, a);
+  }
+  CLI::App* vc = papcoll_cli::add_command(
+      app, "verify-circulant",
+      "check the circulant broadcast's skips and send schedules for every p in --from..--to "
+      "(docs/circulant.md)");
+  papcoll_cli::add_kept(*vc, "--from", a.flags, "first p (required)", "P1");
+  papcoll_cli::add_kept(*vc, "--to", a.flags, "last p (required)", "P2");
+  papcoll_cli::add_kept(*vc, "--threads", a.flags, "worker threads, 0 = all cores (default 0)",
+                        "N");
+  papcoll_cli::add_flag(*vc, "--json", a.json, "one JSON object instead of text");
+  CLI::App* bench = papcoll_cli::add_command(app, "bench", "time generators: clairvoyant, circulant");
+  CLI::App* bc = papcoll_cli::add_command(
+      *bench, "circulant", "time the circulant send schedules for every p in --from..--to");
+  papcoll_cli::add_kept(*bc, "--from", a.flags, "first p (required)", "P1");
+  papcoll_cli::add_kept(*bc, "--to", a.flags, "last p (required)", "P2");
+  papcoll_cli::add_kept(*bc, "--step", a.flags, "every step-th p (default 1)", "S");
+  papcoll_cli::add_kept(*bc, "--impl", a.flags, "logp, reference or both (default both)", "I");
+  papcoll_cli::add_flag(*bc, "--json", a.json, "one JSON object instead of text");
+  CLI::App* bv = papcoll_cli::add_command(
+      *bench, "clairvoyant",
+      "time Clairvoyant's three implementations on random arrivals (Table 1 of \"Improving "
+      "Clairvoyant\")");
+  papcoll_cli::add_kept(*bv, "--p", a.flags,
+                        "ranks, or P1..P2: the powers of two in the range (required)", "P");
+  papcoll_cli::add_kept(*bv, "--blocks", a.flags, "segments N (default N = P)", "N");
+  papcoll_cli::add_kept(*bv, "--dist", a.flags, "uniform and/or skewed (default both)",
+                        "uniform,skewed");
+  papcoll_cli::add_kept(*bv, "--runs", a.flags, "runs per cell (default 20)", "R");
+  papcoll_cli::add_kept(*bv, "--impl", a.flags, "linear, pairing, segtree (default all)", "I,...");
+  papcoll_cli::add_kept(*bv, "--seed", a.flags, "seed of the arrivals (default 1)", "S");
+  papcoll_cli::add_flag(*bv, "--json", a.json, "one JSON object instead of text");
+
+  // The command comes first (anything else there is not a command, as it always was).
+  static const char* const kCommands[] = {"list", "show", "verify", "cost", "time",
+                                          "verify-circulant", "bench"};
+  const std::string first = argc >= 2 ? argv[1] : "";
+  if (first == "--help" || first == "-h" || first == "help") {
+    std::cout << app.help();
+    std::exit(0);
+  }
   if (argc < 2) usage_error("missing command");
-  a.command = argv[1];
-  int i = 2;
-  if (a.command != "list") {
-    if (argc < 3 || argv[2][0] == '-') usage_error("missing algorithm name");
-    a.algo = argv[2];
-    i = 3;
+  if (std::find(std::begin(kCommands), std::end(kCommands), first) == std::end(kCommands))
+    usage_error("unknown command '" + first + "'");
+  a.command = first;
+  if (first == "bench") {
+    const std::string second = argc >= 3 ? argv[2] : "";
+    if (second == "clairvoyant" || second == "circulant") a.command += " " + second;
+    else if (second != "--help" && second != "-h")
+      usage_error("unknown command 'bench" + (second.empty() ? "" : " " + second) +
+                  "' (bench clairvoyant or bench circulant)");
   }
-  for (; i < argc; ++i) {
-    std::string f = argv[i];
-    std::string value;
-    const auto eq = f.find('=');
-    if (eq != std::string::npos) {
-      value = f.substr(eq + 1);
-      f = f.substr(0, eq);
-    } else {
-      if (i + 1 >= argc) usage_error("option " + f + " needs a value");
-      value = argv[++i];
-    }
-    bool ok = false;
-    for (const char* k : known) ok = ok || f == k;
-    if (!ok) usage_error("unknown option " + f);
-    a.flags[f] = value;
+  const papcoll_cli::Parsed parsed = papcoll_cli::parse(app, argc, argv);
+  if (parsed.kind == papcoll_cli::Parsed::help) {
+    std::cout << parsed.text;
+    std::exit(0);
   }
+  if (parsed.kind == papcoll_cli::Parsed::error) usage_error(parsed.text);
+  const bool takes_algo = first == "show" || first == "verify" || first == "cost" || first == "time";
+  if (takes_algo && a.algo.empty()) usage_error("missing algorithm name");
   return a;
 }
 
@@ -328,21 +444,21 @@ GeneratorInput input_of(const Args& a, const AlgorithmInfo& info, int p, int blo
       usage_error("--arrivals has " + std::to_string(in.arrivals.size()) + " values for p=" +
                   std::to_string(p));
   }
-  if (a.has("--alpha")) in.cost.alpha = parse_double("--alpha", a.get("--alpha"));
+  if (a.has("--alpha")) in.cost.alpha = parse_seconds("--alpha", a.get("--alpha"));
   if (a.has("--beta")) in.cost.beta = parse_double("--beta", a.get("--beta"));
   if (a.has("--gamma")) in.cost.gamma = parse_double("--gamma", a.get("--gamma"));
   else if (a.has("--alpha") || a.has("--beta")) in.cost.gamma = 0;
   if (a.has("--bytes")) {
-    in.bytes = parse_double("--bytes", a.get("--bytes"));
+    in.bytes = parse_byte_size("--bytes", a.get("--bytes"));
     if (in.bytes < 0 || in.bytes > kMaxBytes) usage_error("--bytes must be in 0..2^53");
   }
   if (a.has("--tau")) {
-    in.cost = CostParams{parse_double("--tau", a.get("--tau")), 0, 0};
+    in.cost = CostParams{parse_seconds("--tau", a.get("--tau")), 0, 0};
   }
   if (a.has("--one-node"))
     in.cost.shared_memory = parse_int("--one-node", a.get("--one-node"), 0, 1) == 1;
   if (a.has("--round-time")) {
-    in.round_time = parse_double("--round-time", a.get("--round-time"));
+    in.round_time = parse_seconds("--round-time", a.get("--round-time"));
     if (in.round_time <= 0) usage_error("--round-time must be positive");
   }
   if (a.has("--impl")) {
@@ -550,21 +666,23 @@ int cmd_cost(const Args& a) {
   if (sg) {
     r = evaluate_cost(s, in.arrivals, in.cost, portion_bytes(in), in.link_model.get());
   } else {
-    const CostParams cost{parse_double("--alpha", a.get("--alpha")),
+    const CostParams cost{parse_seconds("--alpha", a.get("--alpha")),
                           parse_double("--beta", a.get("--beta")),
                           a.has("--gamma") ? parse_double("--gamma", a.get("--gamma")) : 0.0};
     r = evaluate_cost(s, in.arrivals, cost, static_cast<int64_t>(bytes));
   }
   std::cout << std::setprecision(12);
   if (a.get("--format", "text") == "json") {
-    std::cout << "{\"ranks\":[";
-    for (size_t i = 0; i < r.ranks.size(); ++i) {
-      const RankCost& rc = r.ranks[i];
-      std::cout << (i ? "," : "") << "{\"rank\":" << rc.rank << ",\"arrival\":" << rc.arrival
-                << ",\"finish\":" << rc.finish << ",\"elapsed\":" << rc.elapsed << '}';
-    }
-    std::cout << "],\"mean_elapsed\":" << r.mean_elapsed << ",\"max_finish\":" << r.max_finish
-              << "}\n";
+    Json ranks = Json::array();
+    for (const RankCost& rc : r.ranks)
+      ranks.push_back(Json{{"rank", rc.rank},
+                           {"arrival", json_number(rc.arrival, 12)},
+                           {"finish", json_number(rc.finish, 12)},
+                           {"elapsed", json_number(rc.elapsed, 12)}});
+    const Json doc{{"ranks", std::move(ranks)},
+                   {"mean_elapsed", json_number(r.mean_elapsed, 12)},
+                   {"max_finish", json_number(r.max_finish, 12)}};
+    std::cout << doc.dump() << '\n';
   } else {
     std::cout << "rank  arrival  finish  elapsed\n";
     for (const RankCost& rc : r.ranks)
@@ -584,53 +702,47 @@ struct CirculantFlags {
   bool json = false;
 };
 
-CirculantFlags parse_circulant_flags(int argc, char** argv, int first) {
+CirculantFlags circulant_flags(const Args& a) {
   CirculantFlags f;
-  bool have_from = false, have_to = false;
-  for (int i = first; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (flag == "--json") {
-      f.json = true;
-      continue;
-    }
-    if (i + 1 >= argc) usage_error("option " + flag + " needs a value");
-    const std::string v = argv[++i];
-    if (flag == "--impl") {
-      if (v != "logp" && v != "reference" && v != "both")
-        usage_error("--impl must be logp, reference or both");
-      f.impl = v;
-      continue;
-    }
-    if (flag == "--from") f.from = static_cast<int>(parse_int(flag, v, 1, circulant::kMaxP)), have_from = true;
-    else if (flag == "--to") f.to = static_cast<int>(parse_int(flag, v, 1, circulant::kMaxP)), have_to = true;
-    else if (flag == "--threads") f.threads = static_cast<int>(parse_int(flag, v, 0, kMaxThreads));
-    else if (flag == "--step") f.step = static_cast<int>(parse_int(flag, v, 1, circulant::kMaxP));
-    else usage_error("unknown option " + flag);
+  f.json = a.json;
+  if (a.has("--impl")) {
+    const std::string v = a.get("--impl");
+    if (v != "logp" && v != "reference" && v != "both")
+      usage_error("--impl must be logp, reference or both");
+    f.impl = v;
   }
-  if (!have_from || !have_to) usage_error("needs --from and --to");
-  if (f.from < 1 || f.to < f.from || f.to > circulant::kMaxP)
-    usage_error("need 1 <= --from <= --to <= 2^29");
-  if (f.step < 1 || f.threads < 0) usage_error("--step must be >= 1, --threads >= 0");
+  if (!a.has("--from") || !a.has("--to")) usage_error("needs --from and --to");
+  f.from = static_cast<int>(parse_int("--from", a.get("--from"), 1, circulant::kMaxP));
+  f.to = static_cast<int>(parse_int("--to", a.get("--to"), 1, circulant::kMaxP));
+  if (a.has("--threads"))
+    f.threads = static_cast<int>(parse_int("--threads", a.get("--threads"), 0, kMaxThreads));
+  if (a.has("--step"))
+    f.step = static_cast<int>(parse_int("--step", a.get("--step"), 1, circulant::kMaxP));
+  if (f.to < f.from) usage_error("need 1 <= --from <= --to <= 2^29");
   return f;
 }
 
-int cmd_verify_circulant(int argc, char** argv) {
-  const CirculantFlags f = parse_circulant_flags(argc, argv, 2);
+int cmd_verify_circulant(const Args& a) {
+  const CirculantFlags f = circulant_flags(a);
   const auto t0 = std::chrono::steady_clock::now();
   const circulant::CheckResult r = circulant::check_circulant_range(f.from, f.to, f.threads);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const circulant::CheckStats& st = r.stats;
   const double mean_v = st.processors ? double(st.total_violations) / double(st.processors) : 0;
   if (f.json) {
-    std::cout << "{\"ok\":" << (r.ok ? "true" : "false") << ",\"from\":" << f.from
-              << ",\"to\":" << f.to << ",\"p_checked\":" << st.p_checked
-              << ",\"processors\":" << st.processors << ",\"max_recursive_calls\":"
-              << st.max_calls << ",\"max_calls_p\":" << st.worst_calls_p
-              << ",\"max_violations\":" << st.max_violations
-              << ",\"max_violations_p\":" << st.worst_violations_p
-              << ",\"mean_violations\":" << mean_v << ",\"seconds\":" << secs;
-    if (!r.ok) std::cout << ",\"error\":\"" << r.error << '"';
-    std::cout << "}\n";
+    Json doc{{"ok", r.ok},
+             {"from", f.from},
+             {"to", f.to},
+             {"p_checked", st.p_checked},
+             {"processors", st.processors},
+             {"max_recursive_calls", st.max_calls},
+             {"max_calls_p", st.worst_calls_p},
+             {"max_violations", st.max_violations},
+             {"max_violations_p", st.worst_violations_p},
+             {"mean_violations", json_number(mean_v, 6)},
+             {"seconds", json_number(secs, 6)}};
+    if (!r.ok) doc["error"] = r.error;
+    std::cout << doc.dump() << '\n';
   } else if (r.ok) {
     std::cout << "ok: " << st.p_checked << " values of p in " << f.from << ".." << f.to << " ("
               << st.processors << " processors) satisfy the four conditions\n"
@@ -643,8 +755,8 @@ int cmd_verify_circulant(int argc, char** argv) {
   return r.ok ? 0 : 1;
 }
 
-int cmd_bench_circulant(int argc, char** argv) {
-  const CirculantFlags f = parse_circulant_flags(argc, argv, 3);
+int cmd_bench_circulant(const Args& a) {
+  const CirculantFlags f = circulant_flags(a);
   std::vector<circulant::TimingResult> res;
   using circulant::SendImpl;
   if (f.impl != "reference")
@@ -656,14 +768,17 @@ int cmd_bench_circulant(int argc, char** argv) {
     return 1;
   }
   if (f.json) {
-    std::cout << "{\"results\":[";
-    for (size_t i = 0; i < res.size(); ++i)
-      std::cout << (i ? "," : "") << "{\"impl\":\"" << circulant::send_impl_name(res[i].impl)
-                << "\",\"from\":" << res[i].from << ",\"to\":" << res[i].to
-                << ",\"step\":" << res[i].step << ",\"p_count\":" << res[i].p_count
-                << ",\"processors\":" << res[i].processors << ",\"total_s\":" << res[i].total_s
-                << ",\"per_proc_us\":" << res[i].per_proc_us << '}';
-    std::cout << "]}\n";
+    Json results = Json::array();
+    for (const circulant::TimingResult& t : res)
+      results.push_back(Json{{"impl", circulant::send_impl_name(t.impl)},
+                             {"from", t.from},
+                             {"to", t.to},
+                             {"step", t.step},
+                             {"p_count", t.p_count},
+                             {"processors", t.processors},
+                             {"total_s", json_number(t.total_s, 6)},
+                             {"per_proc_us", json_number(t.per_proc_us, 6)}});
+    std::cout << Json{{"results", std::move(results)}}.dump() << '\n';
   } else {
     std::cout << "impl       from      to   step  total_s  per_proc_us\n";
     for (const circulant::TimingResult& t : res)
@@ -679,60 +794,42 @@ int cmd_bench_circulant(int argc, char** argv) {
 // Flags: --p P or P1..P2 (the powers of two in the range: the grid of Table 1 of "Improving
 // Clairvoyant"), --blocks N (default N = P), --dist uniform|skewed (comma list), --runs R,
 // --impl (comma list), --seed S, and the valueless --json.
-int cmd_bench_clairvoyant(int argc, char** argv) {
+int cmd_bench_clairvoyant(const Args& a) {
   std::vector<int> ps;
   int blocks = 0, runs = 20;
   uint64_t seed = 1;
-  bool json = false;
+  const bool json = a.json;
   std::vector<clairvoyant::Dist> dists = {clairvoyant::Dist::uniform, clairvoyant::Dist::skewed};
   std::vector<clairvoyant::Impl> impls = {clairvoyant::Impl::linear, clairvoyant::Impl::pairing,
                                           clairvoyant::Impl::segtree};
-  auto split = [](const std::string& v) {
-    std::vector<std::string> out;
-    std::stringstream ss(v);
-    std::string item;
-    while (std::getline(ss, item, ',')) out.push_back(item);
-    return out;
-  };
-  for (int i = 3; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (flag == "--json") {
-      json = true;
-      continue;
+  if (a.has("--p")) {
+    const std::string v = a.get("--p");
+    const Range r = parse_range("--p", v);
+    if (r.lo < 1) usage_error("--p must be at least 1");
+    if (r.lo == r.hi) ps = {r.lo};
+    else
+      for (int64_t q = 1; q <= r.hi; q *= 2)
+        if (q >= r.lo) ps.push_back(static_cast<int>(q));
+    if (ps.empty()) usage_error("--p " + v + " holds no power of two");
+  }
+  if (a.has("--blocks"))
+    blocks = static_cast<int>(parse_int("--blocks", a.get("--blocks"), 1, kMaxClairvoyantWork));
+  if (a.has("--runs")) runs = static_cast<int>(parse_int("--runs", a.get("--runs"), 1, kMaxRuns));
+  if (a.has("--seed")) seed = parse_seed("--seed", a.get("--seed"));
+  if (a.has("--dist")) {
+    dists.clear();
+    for (const std::string& d : papcoll_cli::split_commas(a.get("--dist"))) {
+      clairvoyant::Dist x;
+      if (!clairvoyant::parse_dist(d, &x)) usage_error("--dist takes uniform and/or skewed");
+      dists.push_back(x);
     }
-    if (i + 1 >= argc) usage_error("option " + flag + " needs a value");
-    const std::string v = argv[++i];
-    if (flag == "--p") {
-      const Range r = parse_range(flag, v);
-      if (r.lo < 1) usage_error("--p must be at least 1");
-      ps.clear();
-      if (r.lo == r.hi) ps = {r.lo};
-      else
-        for (int64_t q = 1; q <= r.hi; q *= 2)
-          if (q >= r.lo) ps.push_back(static_cast<int>(q));
-      if (ps.empty()) usage_error("--p " + v + " holds no power of two");
-    } else if (flag == "--blocks") {
-      blocks = static_cast<int>(parse_int(flag, v, 1, kMaxClairvoyantWork));
-    } else if (flag == "--runs") {
-      runs = static_cast<int>(parse_int(flag, v, 1, kMaxRuns));
-    } else if (flag == "--seed") {
-      seed = parse_seed(flag, v);
-    } else if (flag == "--dist") {
-      dists.clear();
-      for (const std::string& d : split(v)) {
-        clairvoyant::Dist x;
-        if (!clairvoyant::parse_dist(d, &x)) usage_error("--dist takes uniform and/or skewed");
-        dists.push_back(x);
-      }
-    } else if (flag == "--impl") {
-      impls.clear();
-      for (const std::string& d : split(v)) {
-        clairvoyant::Impl x;
-        if (!clairvoyant::parse_impl(d, &x)) usage_error("--impl takes linear, pairing, segtree");
-        impls.push_back(x);
-      }
-    } else {
-      usage_error("unknown option " + flag);
+  }
+  if (a.has("--impl")) {
+    impls.clear();
+    for (const std::string& d : papcoll_cli::split_commas(a.get("--impl"))) {
+      clairvoyant::Impl x;
+      if (!clairvoyant::parse_impl(d, &x)) usage_error("--impl takes linear, pairing, segtree");
+      impls.push_back(x);
     }
   }
   if (ps.empty()) usage_error("bench clairvoyant needs --p");
@@ -754,13 +851,10 @@ int cmd_bench_clairvoyant(int argc, char** argv) {
 }  // namespace
 
 int run(int argc, char** argv) {
-  if (argc >= 2 && std::string(argv[1]) == "verify-circulant")
-    return cmd_verify_circulant(argc, argv);
-  if (argc >= 3 && std::string(argv[1]) == "bench" && std::string(argv[2]) == "circulant")
-    return cmd_bench_circulant(argc, argv);
-  if (argc >= 3 && std::string(argv[1]) == "bench" && std::string(argv[2]) == "clairvoyant")
-    return cmd_bench_clairvoyant(argc, argv);
   Args a = parse_args(argc, argv);
+  if (a.command == "verify-circulant") return cmd_verify_circulant(a);
+  if (a.command == "bench circulant") return cmd_bench_circulant(a);
+  if (a.command == "bench clairvoyant") return cmd_bench_clairvoyant(a);
   split_collective_prefix(a);
   try {
     if (a.command == "list") return cmd_list();

@@ -11,6 +11,7 @@
 #include <new>
 #include <sstream>
 
+#include "json_number.hpp"
 #include "schedule/clairvoyant/finish_rounds.hpp"
 #include "schedule/schedule_cache.hpp"
 
@@ -164,19 +165,34 @@ int run(const AlgorithmInfo& algo, const GeneratorInput& in, const Options& opt)
   const char* ranks = all.size() > 1 ? "all" : nullptr;
   std::ostringstream o;
   if (opt.json) {
-    o << "{\"format\":\"papcoll-sched-time/1\",\"collective\":\"" << collective_name(algo.collective)
-      << "\",\"algorithm\":\"" << algo.name << "\",\"p\":" << in.p << ",\"blocks\":" << in.blocks
-      << ",\"pattern\":\"" << opt.pattern << "\",\"rank\":";
-    if (ranks) o << "\"all\",\"slowest_rank\":" << worst.rank;
-    else o << worst.rank;
-    o << ",\"calls\":" << opt.calls << ",\"first_call_us\":" << m.first_us
-      << ",\"repeated_call_us\":" << m.repeat_us << ",\"allocated_bytes\":" << m.bytes
-      << ",\"allocations\":" << m.allocations << ",\"peak_bytes\":" << m.peak
-      << ",\"steps\":" << m.steps << ",\"ops\":" << m.ops
-      << ",\"schedule_bytes\":" << m.schedule_bytes << ",\"rule_ops\":" << m.rule_ops
-      << ",\"listed\":" << (m.listed ? "true" : "false")
-      << ",\"listing_first_us\":" << m.listing_first_us << ",\"listing_us\":" << m.listing_us
-      << "}\n";
+    using papcoll_cli::json_number;
+    constexpr int kDigits = 6;  // as the stream's default precision wrote them before
+    papcoll_cli::Json doc{{"format", "papcoll-sched-time/1"},
+                          {"collective", collective_name(algo.collective)},
+                          {"algorithm", algo.name},
+                          {"p", in.p},
+                          {"blocks", in.blocks},
+                          {"pattern", opt.pattern}};
+    if (ranks) {
+      doc["rank"] = "all";
+      doc["slowest_rank"] = worst.rank;
+    } else {
+      doc["rank"] = worst.rank;
+    }
+    doc["calls"] = opt.calls;
+    doc["first_call_us"] = json_number(m.first_us, kDigits);
+    doc["repeated_call_us"] = json_number(m.repeat_us, kDigits);
+    doc["allocated_bytes"] = m.bytes;
+    doc["allocations"] = m.allocations;
+    doc["peak_bytes"] = m.peak;
+    doc["steps"] = m.steps;
+    doc["ops"] = m.ops;
+    doc["schedule_bytes"] = m.schedule_bytes;
+    doc["rule_ops"] = m.rule_ops;
+    doc["listed"] = m.listed;
+    doc["listing_first_us"] = json_number(m.listing_first_us, kDigits);
+    doc["listing_us"] = json_number(m.listing_us, kDigits);
+    o << doc.dump() << '\n';
   } else {
     o << "time " << collective_name(algo.collective) << ' ' << algo.name << ": p=" << in.p
       << " blocks=" << in.blocks << " pattern=" << opt.pattern << " rank="
