@@ -5,9 +5,8 @@
 // many digits before writes the same number (a timing of 9.73 us, not 9.729999999999896).
 #pragma once
 
+#include <charconv>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -19,8 +18,9 @@ using Json = nlohmann::ordered_json;  // keys in the order written
 inline Json json_number(double x, int significant = 0) {
   if (significant > 0 && std::isfinite(x)) {
     char buf[40];
-    std::snprintf(buf, sizeof buf, "%.*g", significant, x);
-    x = std::strtod(buf, nullptr);
+    const auto end =
+        std::to_chars(buf, buf + sizeof buf, x, std::chars_format::general, significant).ptr;
+    std::from_chars(buf, end, x);
   }
   if (std::isfinite(x) && x == std::trunc(x) && std::fabs(x) < 9007199254740992.0)  // 2^53
     return static_cast<long long>(x);

@@ -1,10 +1,13 @@
 #include "observe/report_stats.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <limits>
 #include <map>
 
-#include "observe/json_out.hpp"
+#include <nlohmann/json.hpp>
+
 #include "schedule/schedule.hpp"
 
 namespace papcoll::observe {
@@ -314,113 +317,134 @@ std::vector<CommStats> analyze(const std::vector<RankData>& ranks, int max_windo
 
 namespace {
 
-void quantiles(JsonOut& j, const std::string& name, const Quantiles& q) {
-  j.key(name).begin_object(false);
-  j.field("mean", q.mean).field("median", q.median).field("p95", q.p95).field("max", q.max);
-  j.end_object();
+// nlohmann-json (header-only, private to the library: never in an installed header), keys in the
+// order written. Numbers as the report always wrote them (printf's %.9g): rounded to 9
+// significant digits (std::to_chars and back: snprintf and strtod made writing a 4096-rank report
+// take 1.7 times as long), an integral value as an integer, non-finite as null.
+using Json = nlohmann::ordered_json;
+
+Json number(double x) {
+  if (!std::isfinite(x)) return nullptr;
+  char buf[32];
+  const auto end = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::general, 9).ptr;
+  double r = x;
+  std::from_chars(buf, end, r);
+  if (r == std::trunc(r) && std::fabs(r) < 9007199254740992.0) return static_cast<long long>(r);
+  return r;
 }
 
-void rank_stats(JsonOut& j, const RankStats& r, bool histogram) {
-  j.begin_object();
-  j.field("rank", r.rank).field("world_rank", r.world_rank).field("host", r.host);
-  quantiles(j, "lateness_s", r.lateness);
-  quantiles(j, "wait_s", r.wait);
-  j.field("last_share", r.last_share);
-  j.field("time_in_collective_s", r.seconds);
-  j.field("wait_total_s", r.wait_estimate);
-  if (histogram) j.numbers("wait_histogram", r.wait_histogram);
-  j.end_object();
+Json numbers(const std::vector<double>& v) {
+  Json a = Json::array();
+  for (const double x : v) a.push_back(number(x));
+  return a;
+}
+
+Json quantiles(const Quantiles& q) {
+  return Json{{"mean", number(q.mean)},
+              {"median", number(q.median)},
+              {"p95", number(q.p95)},
+              {"max", number(q.max)}};
+}
+
+Json rank_stats(const RankStats& r, bool histogram) {
+  Json j{{"rank", r.rank}, {"world_rank", r.world_rank}, {"host", r.host}};
+  j["lateness_s"] = quantiles(r.lateness);
+  j["wait_s"] = quantiles(r.wait);
+  j["last_share"] = number(r.last_share);
+  j["time_in_collective_s"] = number(r.seconds);
+  j["wait_total_s"] = number(r.wait_estimate);
+  if (histogram) j["wait_histogram"] = numbers(r.wait_histogram);
+  return j;
+}
+
+Json key_stats(const KeyStats& k) {
+  Json j{{"operation", collective_name(static_cast<Collective>(k.key.collective))},
+         {"bytes", k.key.bytes},
+         {"root", k.key.root},
+         {"calls", k.calls},
+         {"sampled_calls", k.matched},
+         {"sample_level", k.level}};
+  Json algorithms = Json::object();
+  for (const auto& [name, n] : k.algorithms) algorithms[name] = n;
+  j["algorithms"] = std::move(algorithms);
+  Json reasons = Json::object();
+  for (int i = 0; i < kReasons; ++i)
+    if (k.reasons[i] > 0) reasons[reason_name(static_cast<AutoReason>(i))] = k.reasons[i];
+  j["reasons"] = std::move(reasons);
+  j["refusals"] = k.refusals;
+  j["auto_predicted_gain"] = number(k.mean_gain);
+  j["time_in_collective_mean_s"] = number(k.mean_seconds);
+  j["prediction"] = Json{{"calls", k.prediction.calls},
+                         {"mean_abs_error_s", number(k.prediction.mean_abs_error)},
+                         {"max_abs_error_s", number(k.prediction.max_abs_error)},
+                         {"mean_spread_s", number(k.prediction.mean_spread)}};
+  Json ranks = Json::array();
+  for (const RankStats& r : k.ranks) ranks.push_back(rank_stats(r, false));
+  j["ranks"] = std::move(ranks);
+  return j;
+}
+
+Json comm_stats(const CommStats& c) {
+  Json j{{"id", c.id},
+         {"name", c.name},
+         {"size", c.size},
+         {"ranks_reporting", c.reporting},
+         {"freed", c.freed},
+         {"world_ranks", c.world_ranks},
+         {"calls", c.calls},
+         {"calls_without_key", c.unkeyed},
+         {"time_in_collectives_s", number(c.seconds)},
+         {"wait_total_s", number(c.wait_estimate)},
+         {"stragglers", c.stragglers}};
+  Json ranks = Json::array();
+  for (const RankStats& r : c.ranks) ranks.push_back(rank_stats(r, true));
+  j["ranks"] = std::move(ranks);
+  Json keys = Json::array();
+  for (const KeyStats& k : c.keys) keys.push_back(key_stats(k));
+  j["keys"] = std::move(keys);
+  Json windows = Json::array();
+  for (const WindowStats& w : c.windows)
+    windows.push_back(Json{{"first_call", w.first_call},
+                           {"last_call", w.last_call},
+                           {"calls", number(w.calls)},
+                           {"lateness_s", numbers(w.lateness)},
+                           {"wait_s", numbers(w.wait)}});
+  j["windows"] = std::move(windows);
+  return j;
 }
 
 }  // namespace
 
 std::string report_json(const std::vector<CommStats>& comms, const std::vector<RankData>& ranks,
                         const ReportMeta& meta) {
-  JsonOut j;
-  j.begin_object();
-  j.field("format", "papcoll-report").field("version", kReportVersion);
-  j.field("created", meta.created).field("papcoll_version", meta.papcoll_version);
-  j.field("mpi_library", meta.mpi_library).field("world_size", meta.world_size);
-  j.key("clock").begin_object();
-  j.field("source", "steady_clock (CLOCK_MONOTONIC); offsets to world rank 0 measured when the "
-                    "report is written");
-  j.field("resolution_s", meta.clock_resolution);
-  j.end_object();
-  j.key("sampling").begin_object();
-  j.field("samples_per_key", meta.samples_per_key);
-  j.field("rule", "a key's calls are all logged up to samples_per_key; then the log keeps one "
-                  "call per block of 2^level calls, at a place hashed from the call number "
-                  "(report_record.hpp); the same calls are timed");
-  j.end_object();
+  Json doc{{"format", "papcoll-report"},
+           {"version", kReportVersion},
+           {"created", meta.created},
+           {"papcoll_version", meta.papcoll_version},
+           {"mpi_library", meta.mpi_library},
+           {"world_size", meta.world_size}};
+  doc["clock"] = Json{{"source", "steady_clock (CLOCK_MONOTONIC); offsets to world rank 0 measured "
+                                 "when the report is written"},
+                      {"resolution_s", number(meta.clock_resolution)}};
+  doc["sampling"] = Json{{"samples_per_key", meta.samples_per_key},
+                         {"rule", "a key's calls are all logged up to samples_per_key; then the "
+                                  "log keeps one call per block of 2^level calls, at a place "
+                                  "hashed from the call number (report_record.hpp); the same "
+                                  "calls are timed"}};
   std::vector<double> edges;
   for (int b = 0; b < kWaitBins - 1; ++b) edges.push_back(wait_bin_upper_edge(b));
-  j.numbers("wait_histogram_upper_edges_s", edges);
-  j.key("ranks").begin_array();
-  for (const RankData& r : ranks) {
-    j.begin_object();
-    j.field("world_rank", r.world_rank).field("host", r.host);
-    j.field("clock_offset_s", r.clock_offset).field("clock_uncertainty_s", r.clock_width / 2);
-    j.end_object();
-  }
-  j.end_array();
-  j.key("communicators").begin_array();
-  for (const CommStats& c : comms) {
-    j.begin_object();
-    j.field("id", c.id).field("name", c.name).field("size", c.size);
-    j.field("ranks_reporting", c.reporting).field("freed", c.freed);
-    j.key("world_ranks").begin_array(true);
-    for (int w : c.world_ranks) j.value(w);
-    j.end_array();
-    j.field("calls", c.calls).field("calls_without_key", c.unkeyed);
-    j.field("time_in_collectives_s", c.seconds).field("wait_total_s", c.wait_estimate);
-    j.key("stragglers").begin_array(true);
-    for (int r : c.stragglers) j.value(r);
-    j.end_array();
-    j.key("ranks").begin_array();
-    for (const RankStats& r : c.ranks) rank_stats(j, r, true);
-    j.end_array();
-    j.key("keys").begin_array();
-    for (const KeyStats& k : c.keys) {
-      j.begin_object();
-      j.field("operation", collective_name(static_cast<Collective>(k.key.collective)));
-      j.field("bytes", k.key.bytes).field("root", k.key.root);
-      j.field("calls", k.calls).field("sampled_calls", k.matched).field("sample_level", k.level);
-      j.key("algorithms").begin_object();
-      for (const auto& [name, n] : k.algorithms) j.field(name, n);
-      j.end_object();
-      j.key("reasons").begin_object();
-      for (int i = 0; i < kReasons; ++i)
-        if (k.reasons[i] > 0) j.field(reason_name(static_cast<AutoReason>(i)), k.reasons[i]);
-      j.end_object();
-      j.field("refusals", k.refusals);
-      j.field("auto_predicted_gain", k.mean_gain);
-      j.field("time_in_collective_mean_s", k.mean_seconds);
-      j.key("prediction").begin_object();
-      j.field("calls", k.prediction.calls);
-      j.field("mean_abs_error_s", k.prediction.mean_abs_error);
-      j.field("max_abs_error_s", k.prediction.max_abs_error);
-      j.field("mean_spread_s", k.prediction.mean_spread);
-      j.end_object();
-      j.key("ranks").begin_array();
-      for (const RankStats& r : k.ranks) rank_stats(j, r, false);
-      j.end_array();
-      j.end_object();
-    }
-    j.end_array();
-    j.key("windows").begin_array();
-    for (const WindowStats& w : c.windows) {
-      j.begin_object(false);
-      j.field("first_call", w.first_call).field("last_call", w.last_call).field("calls", w.calls);
-      j.numbers("lateness_s", w.lateness);
-      j.numbers("wait_s", w.wait);
-      j.end_object();
-    }
-    j.end_array();
-    j.end_object();
-  }
-  j.end_array();
-  j.end_object();
-  return j.str() + "\n";
+  doc["wait_histogram_upper_edges_s"] = numbers(edges);
+  Json world = Json::array();
+  for (const RankData& r : ranks)
+    world.push_back(Json{{"world_rank", r.world_rank},
+                         {"host", r.host},
+                         {"clock_offset_s", number(r.clock_offset)},
+                         {"clock_uncertainty_s", number(r.clock_width / 2)}});
+  doc["ranks"] = std::move(world);
+  Json communicators = Json::array();
+  for (const CommStats& c : comms) communicators.push_back(comm_stats(c));
+  doc["communicators"] = std::move(communicators);
+  return doc.dump(2) + "\n";
 }
 
 }  // namespace papcoll::observe

@@ -1,5 +1,10 @@
 #include "schedule/schedule_io.hpp"
 
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
 namespace papcoll {
 namespace {
 
@@ -20,30 +25,41 @@ const char* combine_name(Combine c) {
 }  // namespace
 
 void write_schedule_json(std::ostream& out, const Schedule& s) {
-  out << "{\"format\":\"papcoll-schedule/1\",\"collective\":\"" << collective_name(s.collective)
-      << "\",\"algorithm\":\"" << s.algorithm << "\",\"p\":" << s.p << ",\"root\":";
-  if (s.root < 0) out << "null"; else out << s.root;
-  out << ",\"blocks\":" << s.blocks << ",\"ranks\":[";
+  using Json = nlohmann::ordered_json;  // keys in the order written
+  // The header's fields, then one rank per line, each rank's object built and written alone, so
+  // that a schedule of 2^20 operations (papcoll-sched's limit) is never one document in memory.
+  std::string head = Json{{"format", "papcoll-schedule/1"},
+                          {"collective", collective_name(s.collective)},
+                          {"algorithm", s.algorithm},
+                          {"p", s.p},
+                          {"root", s.root < 0 ? Json() : Json(s.root)},
+                          {"blocks", s.blocks}}
+                         .dump();
+  head.pop_back();  // its closing brace: the ranks follow
+  out << head << ",\"ranks\":[";
   for (size_t r = 0; r < s.ranks.size(); ++r) {
     const RankSchedule& rs = s.ranks[r];
-    out << (r ? ",\n" : "\n") << "{\"rank\":" << rs.rank;
-    if (rs.paced_until > 0) out << ",\"paced_until\":" << rs.paced_until;
-    out << ",\"steps\":[";
-    for (size_t i = 0; i < rs.steps.size(); ++i) {
-      const Step& st = rs.steps[i];
-      out << (i ? "," : "") << "{\"round\":" << st.round << ",\"ops\":[";
-      const std::span<const Op> ops = rs.ops_of(st);
-      for (size_t k = 0; k < ops.size(); ++k) {
-        const Op& op = ops[k];
-        out << (k ? "," : "") << "{\"kind\":\"" << (op.kind == OpKind::send ? "send" : "recv")
-            << "\",\"peer\":" << op.peer << ",\"blocks\":";
-        write_blocks(out, op.blocks);
-        if (op.kind == OpKind::recv) out << ",\"combine\":\"" << combine_name(op.combine) << '"';
-        out << '}';
+    Json rank{{"rank", rs.rank}};
+    if (rs.paced_until > 0) rank["paced_until"] = rs.paced_until;
+    Json steps = Json::array();
+    for (const Step& st : rs.steps) {
+      Json ops = Json::array();
+      for (const Op& op : rs.ops_of(st)) {
+        std::vector<int> ids;
+        op.blocks.for_each([&](int b) { ids.push_back(b); });
+        Json o = Json::object();
+        auto& m = o.get_ref<Json::object_t&>();
+        m.reserve(4);
+        m.emplace("kind", op.kind == OpKind::send ? "send" : "recv");
+        m.emplace("peer", op.peer);
+        m.emplace("blocks", std::move(ids));
+        if (op.kind == OpKind::recv) m.emplace("combine", combine_name(op.combine));
+        ops.push_back(std::move(o));
       }
-      out << "]}";
+      steps.push_back(Json{{"round", st.round}, {"ops", std::move(ops)}});
     }
-    out << "]}";
+    rank["steps"] = std::move(steps);
+    out << (r ? ",\n" : "\n") << rank.dump();
   }
   out << "\n]}\n";
 }

@@ -1,12 +1,15 @@
 #include "schedule/clairvoyant/bench.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <ctime>
 #include <iomanip>
 #include <random>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
 
 namespace papcoll::clairvoyant {
 namespace {
@@ -140,35 +143,42 @@ std::vector<Impl> group_impls(const BenchResult& r, size_t i, size_t j) {
 }  // namespace
 
 std::string bench_json(const BenchResult& r) {
-  std::ostringstream o;
-  o << std::setprecision(6) << "{\"results\":[";
-  for (size_t i = 0; i < r.cells.size(); ++i) {
-    const BenchCell& c = r.cells[i];
-    o << (i ? "," : "") << "{\"impl\":\"" << impl_name(c.impl) << "\",\"p\":" << c.p
-      << ",\"blocks\":" << c.segments << ",\"dist\":\"" << dist_name(c.dist)
-      << "\",\"runs\":" << c.runs << ",\"mean_ms\":" << c.mean_ms
-      << ",\"stddev_ms\":" << c.stddev_ms << ",\"cpu_mean_ms\":" << c.cpu_mean_ms
-      << ",\"bits_per_pair\":" << c.bits_per_pair << ",\"mean_transfers\":" << c.mean_transfers
-      << "}";
-  }
-  o << "],\"ratios\":[";
-  bool first = true;
+  using Json = nlohmann::ordered_json;  // keys in the order written
+  // Six significant digits, as the stream wrote them before; an integral value as an integer.
+  const auto num = [](double x) -> Json {
+    char buf[32];
+    const auto end = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::general, 6).ptr;
+    std::from_chars(buf, end, x);
+    if (std::isfinite(x) && x == std::trunc(x) && std::fabs(x) < 9007199254740992.0)
+      return static_cast<long long>(x);
+    return x;
+  };
+  Json results = Json::array();
+  for (const BenchCell& c : r.cells)
+    results.push_back(Json{{"impl", impl_name(c.impl)},
+                           {"p", c.p},
+                           {"blocks", c.segments},
+                           {"dist", dist_name(c.dist)},
+                           {"runs", c.runs},
+                           {"mean_ms", num(c.mean_ms)},
+                           {"stddev_ms", num(c.stddev_ms)},
+                           {"cpu_mean_ms", num(c.cpu_mean_ms)},
+                           {"bits_per_pair", num(c.bits_per_pair)},
+                           {"mean_transfers", num(c.mean_transfers)}});
+  Json ratios = Json::array();
   for_each_group(r, [&](size_t i, size_t j) {
     const size_t ref = i + reference_index(group_impls(r, i, j));
     const BenchCell& c = r.cells[ref];
-    o << (first ? "" : ",") << "{\"p\":" << c.p << ",\"blocks\":" << c.segments << ",\"dist\":\""
-      << dist_name(c.dist) << "\"";
+    Json g{{"p", c.p}, {"blocks", c.segments}, {"dist", dist_name(c.dist)}};
     for (size_t k = i; k < j; ++k)
       if (k != ref)
-        o << ",\"" << impl_name(r.cells[k].impl) << "/" << impl_name(c.impl)
-          << "\":" << (c.mean_ms > 0 ? r.cells[k].mean_ms / c.mean_ms : 0);
-    o << "}";
-    first = false;
+        g[std::string(impl_name(r.cells[k].impl)) + "/" + impl_name(c.impl)] =
+            num(c.mean_ms > 0 ? r.cells[k].mean_ms / c.mean_ms : 0);
+    ratios.push_back(std::move(g));
   });
-  o << "],\"identical\":" << (r.identical ? "true" : "false");
-  if (!r.identical) o << ",\"mismatch\":\"" << r.mismatch << "\"";
-  o << "}\n";
-  return o.str();
+  Json doc{{"results", std::move(results)}, {"ratios", std::move(ratios)}, {"identical", r.identical}};
+  if (!r.identical) doc["mismatch"] = r.mismatch;
+  return doc.dump() + "\n";
 }
 
 std::string bench_text(const BenchResult& r) {
