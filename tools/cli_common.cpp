@@ -1,10 +1,10 @@
 #include "cli_common.hpp"
 
-#include "cli11.hpp"
-
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+
+#include "cli11.hpp"
 
 namespace papcoll_cli {
 

@@ -1,7 +1,5 @@
 #include "papcoll_bench_options.hpp"
 
-#include "cli11.hpp"
-
 #include <algorithm>
 #include <cerrno>
 #include <climits>
@@ -9,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "cli11.hpp"
 #include "cli_common.hpp"
 
 namespace papcoll_bench {

@@ -323,7 +323,7 @@ namespace {
 // take 1.7 times as long), an integral value as an integer, non-finite as null.
 using Json = nlohmann::ordered_json;
 
-Json number(double x) {
+Json report_number(double x) {
   if (!std::isfinite(x)) return nullptr;
   char buf[32];
   const auto end = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::general, 9).ptr;
@@ -333,27 +333,27 @@ Json number(double x) {
   return r;
 }
 
-Json numbers(const std::vector<double>& v) {
+Json report_numbers(const std::vector<double>& v) {
   Json a = Json::array();
-  for (const double x : v) a.push_back(number(x));
+  for (const double x : v) a.push_back(report_number(x));
   return a;
 }
 
 Json quantiles(const Quantiles& q) {
-  return Json{{"mean", number(q.mean)},
-              {"median", number(q.median)},
-              {"p95", number(q.p95)},
-              {"max", number(q.max)}};
+  return Json{{"mean", report_number(q.mean)},
+              {"median", report_number(q.median)},
+              {"p95", report_number(q.p95)},
+              {"max", report_number(q.max)}};
 }
 
 Json rank_stats(const RankStats& r, bool histogram) {
   Json j{{"rank", r.rank}, {"world_rank", r.world_rank}, {"host", r.host}};
   j["lateness_s"] = quantiles(r.lateness);
   j["wait_s"] = quantiles(r.wait);
-  j["last_share"] = number(r.last_share);
-  j["time_in_collective_s"] = number(r.seconds);
-  j["wait_total_s"] = number(r.wait_estimate);
-  if (histogram) j["wait_histogram"] = numbers(r.wait_histogram);
+  j["last_share"] = report_number(r.last_share);
+  j["time_in_collective_s"] = report_number(r.seconds);
+  j["wait_total_s"] = report_number(r.wait_estimate);
+  if (histogram) j["wait_histogram"] = report_numbers(r.wait_histogram);
   return j;
 }
 
@@ -372,12 +372,12 @@ Json key_stats(const KeyStats& k) {
     if (k.reasons[i] > 0) reasons[reason_name(static_cast<AutoReason>(i))] = k.reasons[i];
   j["reasons"] = std::move(reasons);
   j["refusals"] = k.refusals;
-  j["auto_predicted_gain"] = number(k.mean_gain);
-  j["time_in_collective_mean_s"] = number(k.mean_seconds);
+  j["auto_predicted_gain"] = report_number(k.mean_gain);
+  j["time_in_collective_mean_s"] = report_number(k.mean_seconds);
   j["prediction"] = Json{{"calls", k.prediction.calls},
-                         {"mean_abs_error_s", number(k.prediction.mean_abs_error)},
-                         {"max_abs_error_s", number(k.prediction.max_abs_error)},
-                         {"mean_spread_s", number(k.prediction.mean_spread)}};
+                         {"mean_abs_error_s", report_number(k.prediction.mean_abs_error)},
+                         {"max_abs_error_s", report_number(k.prediction.max_abs_error)},
+                         {"mean_spread_s", report_number(k.prediction.mean_spread)}};
   Json ranks = Json::array();
   for (const RankStats& r : k.ranks) ranks.push_back(rank_stats(r, false));
   j["ranks"] = std::move(ranks);
@@ -393,8 +393,8 @@ Json comm_stats(const CommStats& c) {
          {"world_ranks", c.world_ranks},
          {"calls", c.calls},
          {"calls_without_key", c.unkeyed},
-         {"time_in_collectives_s", number(c.seconds)},
-         {"wait_total_s", number(c.wait_estimate)},
+         {"time_in_collectives_s", report_number(c.seconds)},
+         {"wait_total_s", report_number(c.wait_estimate)},
          {"stragglers", c.stragglers}};
   Json ranks = Json::array();
   for (const RankStats& r : c.ranks) ranks.push_back(rank_stats(r, true));
@@ -406,9 +406,9 @@ Json comm_stats(const CommStats& c) {
   for (const WindowStats& w : c.windows)
     windows.push_back(Json{{"first_call", w.first_call},
                            {"last_call", w.last_call},
-                           {"calls", number(w.calls)},
-                           {"lateness_s", numbers(w.lateness)},
-                           {"wait_s", numbers(w.wait)}});
+                           {"calls", report_number(w.calls)},
+                           {"lateness_s", report_numbers(w.lateness)},
+                           {"wait_s", report_numbers(w.wait)}});
   j["windows"] = std::move(windows);
   return j;
 }
@@ -425,7 +425,7 @@ std::string report_json(const std::vector<CommStats>& comms, const std::vector<R
            {"world_size", meta.world_size}};
   doc["clock"] = Json{{"source", "steady_clock (CLOCK_MONOTONIC); offsets to world rank 0 measured "
                                  "when the report is written"},
-                      {"resolution_s", number(meta.clock_resolution)}};
+                      {"resolution_s", report_number(meta.clock_resolution)}};
   doc["sampling"] = Json{{"samples_per_key", meta.samples_per_key},
                          {"rule", "a key's calls are all logged up to samples_per_key; then the "
                                   "log keeps one call per block of 2^level calls, at a place "
@@ -433,13 +433,13 @@ std::string report_json(const std::vector<CommStats>& comms, const std::vector<R
                                   "calls are timed"}};
   std::vector<double> edges;
   for (int b = 0; b < kWaitBins - 1; ++b) edges.push_back(wait_bin_upper_edge(b));
-  doc["wait_histogram_upper_edges_s"] = numbers(edges);
+  doc["wait_histogram_upper_edges_s"] = report_numbers(edges);
   Json world = Json::array();
   for (const RankData& r : ranks)
     world.push_back(Json{{"world_rank", r.world_rank},
                          {"host", r.host},
-                         {"clock_offset_s", number(r.clock_offset)},
-                         {"clock_uncertainty_s", number(r.clock_width / 2)}});
+                         {"clock_offset_s", report_number(r.clock_offset)},
+                         {"clock_uncertainty_s", report_number(r.clock_width / 2)}});
   doc["ranks"] = std::move(world);
   Json communicators = Json::array();
   for (const CommStats& c : comms) communicators.push_back(comm_stats(c));
