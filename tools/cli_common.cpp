@@ -177,10 +177,11 @@ bool parse_bytes(const std::string& s, long long max, long long* out) {
     long long bytes;
   };
   // Longest first: "KiB" before "B".
-  static const Suffix kSuffixes[] = {{"KiB", 1LL << 10}, {"MiB", 1LL << 20}, {"GiB", 1LL << 30},
-                                     {"K", 1LL << 10},   {"k", 1LL << 10},   {"M", 1LL << 20},
-                                     {"m", 1LL << 20},   {"G", 1LL << 30},   {"g", 1LL << 30},
-                                     {"B", 1}};
+  static const Suffix kSuffixes[] = {{"KiB", 1LL << 10}, {"MiB", 1LL << 20},
+                                     {"GiB", 1LL << 30}, {"K", 1LL << 10},
+                                     {"k", 1LL << 10},   {"M", 1LL << 20},
+                                     {"m", 1LL << 20},   {"G", 1LL << 30},
+                                     {"g", 1LL << 30},   {"B", 1}};
   std::string digits = s;
   long long mult = 1;
   for (const Suffix& x : kSuffixes) {

@@ -11,10 +11,10 @@ namespace papcoll_bench {
 // The statistics of a verdict, over the iterations both rows completed (iteration i of every row
 // ran in the same round of the interleaved loop, so the pairs saw the same machine state).
 struct PairedRatio {
-  int paired = 0;              // iterations in both rows
-  double mean_ms = 0;          // the papcoll row's mean elapsed over them
-  double baseline_mean_ms = 0; // the native row's
-  double ratio = 0;            // mean_ms / baseline_mean_ms (below 1: papcoll faster)
+  int paired = 0;               // iterations in both rows
+  double mean_ms = 0;           // the papcoll row's mean elapsed over them
+  double baseline_mean_ms = 0;  // the native row's
+  double ratio = 0;             // mean_ms / baseline_mean_ms (below 1: papcoll faster)
   // The bootstrap percentile interval of the ratio of means (kVerdictLevel), resampling the
   // paired iterations; equal to ratio when paired < kVerdictMinIterations.
   double ci_low = 0, ci_high = 0;

@@ -105,7 +105,8 @@ TEST(BenchOptions, ErrorsNameTheOption) {
   EXPECT_EQ(error_of({"--iter=3"}), "unknown option '--iter'");
   EXPECT_EQ(error_of({"stray"}), "unexpected argument 'stray'");
   EXPECT_EQ(error_of({"--seed", "-1"}), "--seed: '-1' is not a non-negative integer");
-  EXPECT_EQ(error_of({"--dtype", "half"}), "--dtype: 'half' is not one of float, double, int, long");
+  EXPECT_EQ(error_of({"--dtype", "half"}),
+            "--dtype: 'half' is not one of float, double, int, long");
   EXPECT_EQ(error_of({"--algo", "ring,,prr"}), "--algo: empty algorithm name in 'ring,,prr'");
   EXPECT_EQ(error_of({"--pat", "oracle,oracle"}), "--pat: 'oracle' listed twice");
   EXPECT_EQ(error_of({"--json="}), "option --json needs a value");
@@ -113,9 +114,9 @@ TEST(BenchOptions, ErrorsNameTheOption) {
 
 TEST(BenchOptions, LaterOptionWinsAndFlags) {
   BenchOptions o;
-  ASSERT_EQ(parse({"--iters", "5", "--quiet", "--iters=7", "--no-check", "--mode", "k-late:2"}, &o)
-                .kind,
-            ParseResult::run);
+  ASSERT_EQ(
+      parse({"--iters", "5", "--quiet", "--iters=7", "--no-check", "--mode", "k-late:2"}, &o).kind,
+      ParseResult::run);
   EXPECT_EQ(o.iters, 7);
   EXPECT_TRUE(o.quiet);
   EXPECT_FALSE(o.check);
