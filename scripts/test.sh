@@ -97,6 +97,9 @@ if [[ "${PAPCOLL_SKIP_SMPI:-0}" != 1 ]]; then
   # so that the simulated-cluster path keeps building and giving correct results.
   echo "== SimGrid SMPI build and smoke test"
   PAPCOLL_SMPI_BUILD_TYPE=Debug PAPCOLL_BUILD_TARGETS=papcoll-bench bash sim/smoke.sh build-smpi-debug
+  # The main job's simulated part, shortened (ctest's papcoll_main_job ran the rest).
+  /usr/bin/python3 tests/cli/check_main_job.py . build/bin/papcoll-bench \
+    --smpi build-smpi-debug/bin/papcoll-bench --only-smpi
   stage_done "SimGrid SMPI build and smoke test"
 fi
 echo "== the whole suite: $SECONDS s"
