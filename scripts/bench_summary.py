@@ -177,7 +177,7 @@ def main(argv):
             report = json.load(f)
         for line in straggler_lines(report, args.report_run):
             print(line)
-        print("  the whole report: scripts/papcoll-report %s --png %s" % (
+        print("  the whole report: /usr/bin/python3 scripts/papcoll-report %s --png %s" % (
             args.report, os.path.splitext(args.report)[0] + ".png"))
     if cases:
         draw(cases, args.png)
