@@ -17,10 +17,11 @@ computation), so the edge estimate predicts its arrival.
 
 Variants: "native" (comm.Allreduce) and any papcoll allreduce algorithm ("auto", "prr", "slt",
 "ring", "rabenseifner", ...); with --monitor auto (default) the algorithms that use arrival times
-(auto, prr, slt) get a papcoll.Monitor (edge mode). Prints per-epoch times, total time, mean time
-in the all-reduce per step and the test accuracy per variant and run, then the medians over
---repeats and the ratio native / variant of the median total time; --json FILE (or - for stdout)
-writes all of it. Set OMP_NUM_THREADS=1 (done below if unset): the ranks share the cores.
+(auto, late-fold, prr, slt) get a papcoll.Monitor (edge mode). Prints per-epoch times, total
+time, mean time in the all-reduce per step and the test accuracy per variant and run, then the
+medians over --repeats and the ratio native / variant of the median total time; --json FILE (or
+- for stdout) writes all of it. Set OMP_NUM_THREADS=1 (done below if unset): the ranks share
+the cores.
 
 --report FILE records every papcoll call (PAPCOLL_REPORT, set below before papcoll is loaded when
 the environment does not set it) and writes the straggler report to FILE at the end
@@ -59,7 +60,7 @@ from mpi4py import MPI  # noqa: E402
 
 import papcoll  # noqa: E402
 
-USES_ARRIVALS = {"auto", "prr", "slt"}
+USES_ARRIVALS = {"auto", "late-fold", "prr", "slt"}
 
 
 def parse_args(argv):
@@ -79,7 +80,7 @@ def parse_args(argv):
     ap.add_argument("--straggler-mode", choices=("fixed", "rotate"), default="fixed",
                     help="fixed: ranks 1..K every step; rotate: ranks s..s+K-1 (mod p) at step s")
     ap.add_argument("--monitor", choices=("auto", "on", "off"), default="auto",
-                    help="papcoll.Monitor with edge(0.5): auto = for auto/prr/slt only")
+                    help="papcoll.Monitor with edge(0.5): auto = for auto/late-fold/prr/slt only")
     ap.add_argument("--repeats", type=int, default=1, help="runs of every variant, interleaved")
     ap.add_argument("--dtype", choices=("float32", "float64"), default="float32")
     ap.add_argument("--json", default=None, help="write results as JSON to FILE ('-': stdout)")

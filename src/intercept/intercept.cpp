@@ -14,7 +14,7 @@
 // papcoll's message on stderr.
 //
 // Arrival history: allreduce and reduce calls whose algorithm reads arrival times ("auto", or
-// AlgorithmInfo::uses_arrivals: prr, slt, clairvoyant) get a history-mode progress monitor per communicator (created at the first
+// AlgorithmInfo::uses_arrivals: late-fold, prr, slt, clairvoyant) get a history-mode progress monitor per communicator (created at the first
 // such call, freed with the communicator or at MPI_Finalize), so "auto" can tell balanced from
 // imbalanced patterns in a program that never calls the monitor (docs/intercept.md).
 //

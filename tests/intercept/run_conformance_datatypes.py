@@ -5,11 +5,11 @@ algorithm index k, forcing the k-th algorithm of every operation (cycling throug
 every algorithm of every operation runs; `auto` and `native` included), and checks with
 PAPCOLL_VERBOSE=1 that the forced algorithms really ran.
 
-Case groups (conformance_datatypes.cpp): `types`, `large`, `comms` always; KNOWN_FAILING groups
-(cases papcoll is known to fail on some branches, see the table below) run by default after the
-regular ones and count like any other failure (their lines say "known-failing"); --skip-known-failing
-(or PAPCOLL_CONFORMANCE_SKIP_KNOWN=1) leaves them out. PENDING groups (checks of fixes not merged
-yet) run only with --pending (or PAPCOLL_CONFORMANCE_PENDING=1). A group that hangs is cut by the
+Case groups (conformance_datatypes.cpp): the REGULAR ones always (today every group); KNOWN_FAILING
+groups (cases papcoll is known to fail, none now) run by default after the regular ones and count
+like any other failure (their lines say "known-failing"); --skip-known-failing (or
+PAPCOLL_CONFORMANCE_SKIP_KNOWN=1) leaves them out. PENDING groups (checks of fixes not merged yet,
+none now) run only with --pending (or PAPCOLL_CONFORMANCE_PENDING=1). A group that hangs is cut by the
 program's watchdog (30 s per case), which names the case; the groups after it run again in a new
 invocation.
 
