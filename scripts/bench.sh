@@ -22,7 +22,14 @@ cd "$(dirname "$0")/.."
 out=${PAPCOLL_BENCH_OUT:-build/bench}
 quick=${PAPCOLL_BENCH_QUICK:-0}
 start=$SECONDS
-step() { echo "== $1 ($((SECONDS - start)) s so far)"; }
+hz=$(getconf CLK_TCK)
+# Wall time so far, and CPU time of this script and the commands it ran (/proc/PID/stat: utime,
+# stime, cutime, cstime): on a machine shared with other jobs the two tell load from work.
+elapsed() {
+  echo "$((SECONDS - start)) s, $(awk -v hz="$hz" '{ printf "%.0f", ($14 + $15 + $16 + $17) / hz }' \
+    "/proc/$$/stat") s of CPU"
+}
+step() { echo "== $1 ($(elapsed) so far)"; }
 
 bench=${PAPCOLL_BENCH_BIN:-}
 smpi_bench=${PAPCOLL_BENCH_SMPI_BIN:-}
@@ -109,4 +116,4 @@ fi
 # Parts 3 and 4. Debian's python3 has matplotlib (scripts/setup.sh).
 step "summary"
 /usr/bin/python3 scripts/bench_summary.py "${summary_args[@]}" --png "$out/bench.png"
-echo "== the main job: $((SECONDS - start)) s"
+echo "== the main job: $(elapsed)"
