@@ -123,8 +123,9 @@ def draw(cases, out_path):
         if j == 0:
             top.set_ylabel("mean elapsed (ms)\n(own arrival to own finish)")
             bottom.set_ylabel("P / delta\n(after the last arrival, in messages)")
-    fig.suptitle("papcoll-bench: the MPI library (native), papcoll's auto and the algorithms it "
-                 "chooses among", fontsize=10)
+    fig.suptitle("papcoll-bench: the MPI library's collective (native, grey), papcoll's auto "
+                 "(orange) and papcoll's other algorithms (blue); simulated cases shaded",
+                 fontsize=10)
     fig.savefig(out_path, dpi=100)
     plt.close(fig)
 
