@@ -8,7 +8,8 @@
  * whose one worker is slow. Every result is checked exactly (small integers in floats). Rank 0
  * prints the mean time a rank spent in MPI_Allreduce per call (own entry to own exit, averaged
  * over ranks and over the calls after the first two) and that same mean per rank.
- * Exit status: 0 correct, 2 bad arguments, 3 a wrong result (on the rank that saw it, and rank 0). */
+ * Exit status: 0 correct, 2 bad arguments, 3 a wrong result (on the rank that saw it, and rank 0).
+ */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
