@@ -33,8 +33,10 @@ stage_done "ctest (main build)"
 
 if [[ "${PAPCOLL_SKIP_PYTHON:-0}" != 1 ]]; then
   # The Python package: pip install . into build-py/venv, pytest under mpirun (np 4 and 1), a
-  # smoke run of examples/train_digits.py (docs/python.md).
-  timeout 600 bash scripts/test_python.sh
+  # smoke run of examples/train_digits.py (docs/python.md); the torch tests and a smoke run of
+  # examples/train_torch.py (docs/training.md), which must find Debian's python3-torch that
+  # setup.sh installed (PAPCOLL_REQUIRE_TORCH=1: a missing torch fails them, not skips them).
+  PAPCOLL_REQUIRE_TORCH=1 timeout 600 bash scripts/test_python.sh
   stage_done "python"
 fi
 

@@ -263,6 +263,9 @@ std::vector<CommStats> analyze(const std::vector<RankData>& ranks, int max_windo
       return (std::isfinite(la) ? la : -1.0) > (std::isfinite(lb) ? lb : -1.0);
     });
 
+    for (const Matched& m : matched_all) cs.last_by_call.emplace_back(m.call, m.last);
+    std::sort(cs.last_by_call.begin(), cs.last_by_call.end());
+
     // Windows of consecutive calls over the whole run of the communicator.
     if (!matched_all.empty()) {
       std::uint64_t lo = ~0ULL, hi = 0;
@@ -416,6 +419,14 @@ std::string report_json(const std::vector<CommStats>& comms, const std::vector<R
       j.end_object();
     }
     j.end_array();
+    j.key("last_arrivals").begin_object(false);
+    j.key("calls").begin_array(true);
+    for (const auto& [call, rank] : c.last_by_call) j.value(call);
+    j.end_array();
+    j.key("ranks").begin_array(true);
+    for (const auto& [call, rank] : c.last_by_call) j.value(rank);
+    j.end_array();
+    j.end_object();
     j.end_object();
   }
   j.end_array();

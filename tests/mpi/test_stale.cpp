@@ -232,8 +232,11 @@ void test_free_with_pending(Checker& chk) {
     chk.expect_success(rc, "pending: alone nothing is pending");
   } else {
     chk.expect_code(rc, PAPCOLL_ERR_ARG, "pending: free names the dropped contribution");
-    chk.expect(std::string(papcoll_last_error()).find("1 contribution") != std::string::npos,
-               std::string("pending: the message counts it: ") + papcoll_last_error());
+    // At least rank p - 1's (another rank descheduled past the deadline may add its own).
+    const std::string msg = papcoll_last_error();
+    chk.expect(msg.find(" contribution(s) were still pending") != std::string::npos &&
+                   msg.find("papcoll_stale_free: 0 ") == std::string::npos,
+               "pending: the message counts them: " + msg);
   }
   chk.expect(h == nullptr, "pending: the handle is freed anyway");
 }
