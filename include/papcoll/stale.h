@@ -57,7 +57,8 @@ int papcoll_stale_create(MPI_Comm comm, int count, MPI_Datatype datatype, MPI_Op
  * NULL), their number (0 when every rank was late and nothing was pending). Returns when the
  * call's result exists: at once for a rank that arrives after the call completed without it
  * (its buffer is then kept for a later call), else when the call completes. The send buffer is
- * never written. Every rank must make the same sequence of calls on a handle. */
+ * never written. Every rank must make the same sequence of calls on a handle, from one thread at
+ * a time (different handles may be used from different threads). */
 int papcoll_stale_allreduce(papcoll_stale h, const void *sendbuf, void *recvbuf,
                             long long *contributions);
 
