@@ -14,7 +14,8 @@ weights and sees the same batches in the same order (fixed seeds; step s gives r
 of the step's slice of the epoch's permutation), so they differ only in the gradient all-reduce:
 
   ddp       DDP with torch's default_hooks.allreduce_hook over the Gloo process group
-  papcoll   papcoll.torch's exact hook (papcoll.allreduce, algorithm auto, arrival history)
+  papcoll   papcoll.torch's exact hook (papcoll.allreduce, algorithm auto, arrival history);
+            papcoll-ALGO: with that algorithm and no monitor (papcoll-native: MPI_Allreduce)
   staleS    papcoll.torch's bounded-staleness hook with staleness S (e.g. stale1): a step's
             all-reduce does not wait for ranks later than --deadline-ms after the first; their
             gradients join a later step, at most S steps later
@@ -95,7 +96,8 @@ def parse_args(argv):
     args.variants = args.variants.split(",")
     args.stragglers = args.stragglers.split(",")
     for v in args.variants:
-        if v not in ("ddp", "papcoll") and not (v.startswith("stale") and v[5:].isdigit()):
+        if v not in ("ddp", "papcoll") and not v.startswith("papcoll-") and \
+                not (v.startswith("stale") and v[5:].isdigit()):
             ap.error("unknown variant %r" % v)
     return args
 
@@ -150,7 +152,7 @@ def train(comm, args, variant, mode, data):
     # The synchronous hooks are timed (entry and completion on the machine's monotonic clock,
     # common to the ranks of one host) for P, the post-arrival time (docs/papcoll-bench.md): per
     # step, the mean over ranks of (own completion - the last rank's entry).
-    spans = []
+    spans, ran = [], set()
 
     def timed(hook):
         def run(st, bucket):
@@ -158,13 +160,18 @@ def train(comm, args, variant, mode, data):
             fut = hook(st, bucket)
             fut.wait()                  # one bucket: DDP would wait for it right after anyway
             spans.append((t, time.monotonic()))
+            if st is not None:
+                ran.add(papcoll.last_algorithm())
             return fut
         return run
 
     if variant == "ddp":
         model.register_comm_hook(None, timed(default_hooks.allreduce_hook))
-    elif variant == "papcoll":
-        state = ptorch.PapcollHook(comm, algorithm="auto", monitor="history")
+    elif variant.startswith("papcoll"):
+        # "papcoll": auto with the arrival history; "papcoll-ALGO": that algorithm, no monitor.
+        algorithm = variant[len("papcoll-"):] if "-" in variant else "auto"
+        state = ptorch.PapcollHook(comm, algorithm=algorithm,
+                                   monitor="history" if algorithm == "auto" else None)
         model.register_comm_hook(state, timed(ptorch.allreduce_hook))
     else:
         state = ptorch.register(model, comm, staleness=int(variant[5:]),
@@ -209,7 +216,7 @@ def train(comm, args, variant, mode, data):
     if state is not None:
         state.close()
     out = {"variant": variant, "stragglers": mode, "steps": step, "total_s": total,
-           "calls": calls, "flushed": flushed, "injected": injected}
+           "calls": calls, "flushed": flushed, "injected": injected, "ran": sorted(ran)}
     gaps = np.diff([0.0] + step_ends)
     out["step_ms"] = 1000.0 * total / max(step, 1)     # what the summary compares
     out["step_ms_median"] = 1000.0 * float(np.median(gaps))
@@ -402,7 +409,7 @@ def plot(result, path):
         if targets:
             ax.axhline(100 * statistics.median(targets), color="k", ls=":", lw=0.8,
                        label="target (ddp final - 1 pt)")
-        ax.set_ylim(80, 100)
+        ax.set_ylim(60, 100)
         ax.set_xlabel("training time (s, rank 0)")
         ax.set_ylabel("test accuracy (%)")
         ax.set_title("%d ranks, straggler: %s, %.0f ms" % (result["p"], mode,

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <stdexcept>
 #include <system_error>
 
 #include "error/error.hpp"
@@ -215,7 +216,13 @@ void Engine::thread_main() {
   int polls = 0;
   for (;;) {
     bool ran = false;
-    const MpiStatus s = step(&ran);
+    MpiStatus s;
+    try {
+      s = step(&ran);
+    } catch (const std::exception& e) {  // out of memory for a buffer: the handle is broken
+      set_broken(std::string("the engine thread failed: ") + e.what());
+      break;
+    }
     if (!s.ok()) {
       set_broken(describe(s));
       break;
