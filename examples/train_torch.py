@@ -82,6 +82,9 @@ def parse_args(argv):
     ap.add_argument("--lr", type=float, default=0.05)
     ap.add_argument("--momentum", type=float, default=0.9)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--papcoll-wait", choices=("auto", "spin", "sleep"), default="auto",
+                    help="the exact hook's wait (docs/training.md): auto = sleep when ranks "
+                         "share cores")
     ap.add_argument("--eval-every", type=int, default=4, help="steps between accuracy points")
     ap.add_argument("--target-slack", type=float, default=0.01,
                     help="target accuracy = ddp's final accuracy minus this")
@@ -171,7 +174,8 @@ def train(comm, args, variant, mode, data):
         # "papcoll": auto with the arrival history; "papcoll-ALGO": that algorithm, no monitor.
         algorithm = variant[len("papcoll-"):] if "-" in variant else "auto"
         state = ptorch.PapcollHook(comm, algorithm=algorithm,
-                                   monitor="history" if algorithm == "auto" else None)
+                                   monitor="history" if algorithm == "auto" else None,
+                                   wait=args.papcoll_wait)
         model.register_comm_hook(state, timed(ptorch.allreduce_hook))
     else:
         state = ptorch.register(model, comm, staleness=int(variant[5:]),
@@ -216,7 +220,8 @@ def train(comm, args, variant, mode, data):
     if state is not None:
         state.close()
     out = {"variant": variant, "stragglers": mode, "steps": step, "total_s": total,
-           "calls": calls, "flushed": flushed, "injected": injected, "ran": sorted(ran)}
+           "calls": calls, "flushed": flushed, "injected": injected, "ran": sorted(ran),
+           "wait": getattr(state, "wait", None)}
     gaps = np.diff([0.0] + step_ends)
     out["step_ms"] = 1000.0 * total / max(step, 1)     # what the summary compares
     out["step_ms_median"] = 1000.0 * float(np.median(gaps))

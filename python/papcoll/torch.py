@@ -18,11 +18,17 @@ not need torch.
 
 Two hooks:
   - exact (staleness=0, the default): each bucket's gradients are divided by the number of ranks
-    and summed by papcoll.allreduce in place on the bucket's own buffer (no copy; MPI.IN_PLACE on
-    a numpy view of the tensor), so the result is DDP's allreduce_hook's up to the order of the
-    sum. Options: algorithm (default "auto"), monitor ("history": papcoll's arrival history with
-    sampling, no thread, default; "edge": a progress monitor thread fed by forward hooks of the
-    module, begin() before the forward pass and edge(edge_fraction) after it; None).
+    and summed by papcoll in place on the bucket's own buffer (no copy; MPI.IN_PLACE on a numpy
+    view of the tensor), so the result is DDP's allreduce_hook's up to the order of the sum.
+    Options: algorithm (default "auto"); wait: "spin" runs papcoll.allreduce at once on the
+    backward pass's thread (arrival-aware algorithms can start before the last rank comes, and
+    waiting ranks poll in MPI), "sleep" through a staleness-0 papcoll.StaleAllreduce (waiting
+    ranks sleep, the all-reduce starts when every rank is in: for ranks that share cores, where a
+    spinning rank takes the CPU a late one needs), "auto" (default) "sleep" when some host runs
+    more ranks than it has cores, else "spin"; monitor, with "spin" ("history": papcoll's arrival
+    history with sampling, no thread, default; "edge": a progress monitor thread fed by forward
+    hooks of the module, begin() before the forward pass and edge(edge_fraction) after it;
+    None).
   - bounded staleness (staleness=S >= 1): papcoll.StaleAllreduce per bucket; a step's all-reduce
     does not wait for ranks later than `deadline` seconds after the first; their gradients join a
     later step (at most S steps later), never dropped or applied twice, and every rank applies the
@@ -83,6 +89,21 @@ def init_process_group(comm=None, backend="gloo", timeout=timedelta(minutes=5)):
     return dist.group.WORLD
 
 
+def _ranks_share_cores(comm):
+    """Whether this host runs more of comm's ranks than it has cores for this process (the rule
+    papcoll's block counts use, docs/circulant.md)."""
+    host = comm.Split_type(MPI.COMM_TYPE_SHARED)
+    try:
+        ranks = host.Get_size()
+    finally:
+        host.Free()
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return ranks > cores
+
+
 def _done(tensor):
     fut = torch.futures.Future()
     fut.set_result(tensor)
@@ -100,9 +121,16 @@ class PapcollHook:
     contributions (per stale call, the number of gradients it included, when keep_counts)."""
 
     def __init__(self, comm=None, algorithm="auto", monitor="history", staleness=0,
-                 deadline=0.002, report=None, edge_fraction=1.0 / 3.0, keep_counts=True):
+                 deadline=0.002, report=None, edge_fraction=1.0 / 3.0, keep_counts=True,
+                 wait="auto"):
         self.comm = MPI.COMM_WORLD if comm is None else comm
         self.size = self.comm.Get_size()
+        if wait not in ("auto", "spin", "sleep"):
+            raise ValueError("wait must be 'auto', 'spin' or 'sleep', not %r" % (wait,))
+        if wait == "auto":
+            wait = "sleep" if self.comm.allreduce(_ranks_share_cores(self.comm), op=MPI.LOR) \
+                else "spin"
+        self.wait = wait
         self.algorithm = algorithm
         self.staleness = int(staleness)
         if self.staleness < 0:
@@ -124,7 +152,8 @@ class PapcollHook:
                                 "records only then)" % (report,))
         if monitor not in (None, "history", "edge"):
             raise ValueError("monitor must be 'history', 'edge' or None, not %r" % (monitor,))
-        self.monitor_mode = monitor if self.staleness == 0 else None
+        self._waits = {}        # wait="sleep": bucket index -> (StaleAllreduce S=0, layout)
+        self.monitor_mode = monitor if self.staleness == 0 and self.wait == "spin" else None
         self.monitor = None
         if self.monitor_mode == "history":
             self.monitor = papcoll.Monitor(self.comm, mode="history", predictor="sma",
@@ -147,9 +176,28 @@ class PapcollHook:
         """DDP's allreduce_hook by papcoll: divide by the number of ranks, sum in place."""
         tensor = bucket.buffer()
         tensor.div_(self.size)
-        self._allreduce(tensor, bucket.index())
+        if self.wait == "sleep" and tensor.dtype in _IN_PLACE_DTYPES and \
+                tensor.device.type == "cpu":
+            self._sleeping_allreduce(tensor, bucket.index())
+        else:
+            self._allreduce(tensor, bucket.index())
         self.calls += 1
         return _done(tensor)
+
+    def _sleeping_allreduce(self, tensor, index):
+        """The exact sum through a staleness-0 handle: this thread sleeps on a condition variable
+        until every rank is in, the handle's threads poll with sleeps, and the all-reduce starts
+        when all are there, so no waiting rank spins in MPI on a core a late rank needs."""
+        layout = (tensor.numel(), tensor.dtype)
+        entry = self._waits.get(index)
+        if entry is None or entry[1] != layout:
+            # DDP rebuilt its buckets (after the first step): every rank sees it alike.
+            if entry is not None:
+                entry[0].close()
+            entry = self._waits[index] = (papcoll.StaleAllreduce(
+                self.comm, _as_array(tensor), staleness=0, algorithm=self.algorithm), layout)
+        _, n = entry[0].allreduce(MPI.IN_PLACE, _as_array(tensor))
+        assert n == self.size, "a staleness-0 call included %d of %d ranks" % (n, self.size)
 
     def _allreduce(self, tensor, index):
         options = {}
@@ -242,6 +290,9 @@ class PapcollHook:
         handles, self._handles = self._handles, {}
         for index in sorted(handles):
             handles[index][0].close()
+        waits, self._waits = self._waits, {}
+        for index in sorted(waits):
+            waits[index][0].close()
         if self.monitor is not None:
             self.monitor.close()
             self.monitor = None
@@ -261,7 +312,8 @@ def stale_hook(state, bucket):
 
 
 def register(ddp_model, comm=None, algorithm="auto", monitor="history", staleness=0,
-             deadline=0.002, report=None, edge_fraction=1.0 / 3.0, keep_counts=True):
+             deadline=0.002, report=None, edge_fraction=1.0 / 3.0, keep_counts=True,
+             wait="auto"):
     """Registers papcoll's comm hook on a DistributedDataParallel model and returns its state
     (PapcollHook): exact when staleness == 0, else bounded staleness. Collective over comm
     (default MPI.COMM_WORLD, whose ranks must be the process group's in the same order)."""
@@ -274,7 +326,7 @@ def register(ddp_model, comm=None, algorithm="auto", monitor="history", stalenes
                                             dist.get_world_size()))
     state = PapcollHook(comm, algorithm=algorithm, monitor=monitor, staleness=staleness,
                         deadline=deadline, report=report, edge_fraction=edge_fraction,
-                        keep_counts=keep_counts)
+                        keep_counts=keep_counts, wait=wait)
     state.attach(ddp_model)
     ddp_model.register_comm_hook(state, allreduce_hook if state.staleness == 0 else stale_hook)
     return state

@@ -91,6 +91,7 @@ int Engine::create(MPI_Comm comm, int count, MPI_Datatype type, const EngineConf
     e->free_comms();
     return fail(PAPCOLL_ERR_INTERNAL, who + "out of memory for the carry buffer");
   }
+  e->noticed_.assign(static_cast<size_t>(e->size_), 0);
   // One rank: every call includes exactly its own contribution; no thread.
   if (e->size_ > 1) {
     try {
@@ -240,9 +241,10 @@ void Engine::thread_main() {
     if (rank_ == kDecider) {
       auto it = arrivals_.find(done_ + 1);
       if (it != arrivals_.end() && !it->second.flush) {
+        // Until the deadline; past it (waiting for the bound's notices) at the polling pace.
         const double left = it->second.first + cfg_.deadline - prediction::steady_seconds();
-        wait = std::min(wait, std::chrono::microseconds(
-                                  static_cast<long long>(std::max(0.0, left) * 1e6) + 1));
+        if (left > 0)
+          wait = std::min(wait, std::chrono::microseconds(static_cast<long long>(left * 1e6) + 1));
       }
     }
     wake_engine_.wait_for(lock, wait, [&] {
@@ -290,7 +292,16 @@ MpiStatus Engine::step(bool* ran_call) {
     if (it == arrivals_.end()) return {};
     const Arrivals a = it->second;
     const bool all_in = a.count == size_;
-    if (!all_in && (a.flush || prediction::steady_seconds() < a.first + cfg_.deadline)) return {};
+    // Past the deadline the call starts without the late ranks, but only once every rank has
+    // entered call next - S: then no engine has to wait for its application (the bound) inside
+    // the all-reduce, where the others would spin in MPI meanwhile, taking the CPU from the
+    // late ones where ranks share cores. With S = 0 this is "every rank is in".
+    const auto s_bound = static_cast<std::uint64_t>(cfg_.staleness);
+    const bool bound_met =
+        *std::min_element(noticed_.begin(), noticed_.end()) + s_bound >= next;
+    if (!all_in && (a.flush || !bound_met ||
+                    prediction::steady_seconds() < a.first + cfg_.deadline))
+      return {};
     arrivals_.erase(it);
     // The trigger to every other engine: direct messages (a tree would need every engine on its
     // path to forward promptly; these threads poll, so each hop would add a polling interval).
@@ -327,7 +338,11 @@ MpiStatus Engine::step(bool* ran_call) {
   return run_call(next, (trigger_in_[1] & kFlagFlush) != 0);
 }
 
-void Engine::note_arrival(std::uint64_t call, bool flush, double now) {
+void Engine::note_arrival(std::uint64_t call, int rank, bool flush, double now) {
+  // One engine's notices come in call order (MPI does not overtake messages of one sender).
+  if (rank >= 0 && rank < size_)
+    noticed_[static_cast<size_t>(rank)] =
+        std::max(noticed_[static_cast<size_t>(rank)], call);
   std::lock_guard<std::mutex> lock(mu_);
   if (call <= done_) return;  // a late rank's notice of a call that completed without it
   Arrivals& a = arrivals_[call];
@@ -348,7 +363,7 @@ MpiStatus Engine::send_notices() {
       posted_flush_.pop_front();
     }
     if (rank_ == kDecider) {
-      note_arrival(call, flush, prediction::steady_seconds());
+      note_arrival(call, rank_, flush, prediction::steady_seconds());
       continue;
     }
     notices_.emplace_back();
@@ -367,12 +382,13 @@ MpiStatus Engine::receive_notices() {
                                 ccomm_, &notice_req_),
                       "MPI_Irecv");
     int flag = 0;
-    PAPCOLL_MPI_TRY(MPI_Test(&notice_req_, &flag, MPI_STATUS_IGNORE), "MPI_Test");
+    MPI_Status st;
+    PAPCOLL_MPI_TRY(MPI_Test(&notice_req_, &flag, &st), "MPI_Test");
     if (!flag) return {};
     notice_req_ = MPI_REQUEST_NULL;
     ++notices_received_;
-    note_arrival(static_cast<std::uint64_t>(notice_in_[0]), (notice_in_[1] & kFlagFlush) != 0,
-                 prediction::steady_seconds());
+    note_arrival(static_cast<std::uint64_t>(notice_in_[0]), st.MPI_SOURCE,
+                 (notice_in_[1] & kFlagFlush) != 0, prediction::steady_seconds());
   }
 }
 

@@ -13,8 +13,10 @@
 //   1. arrival: the main thread posts call n; its engine sends a notice (n) to the decider, the
 //      engine of comm rank 0, which is a thread and hence always listening.
 //   2. trigger: the decider starts call n when every rank's notice is in, or `deadline` seconds
-//      after the first one came in, and sends the trigger (n) to every other engine. A flush
-//      (papcoll_stale_flush) is started only when every rank is in.
+//      after the first one came in provided every rank has entered call n - S (so that no
+//      engine waits for its application inside the all-reduce while the others spin in MPI),
+//      and sends the trigger (n) to every other engine. A flush (papcoll_stale_flush) is started
+//      only when every rank is in; with S = 0 every call is.
 //   3. snapshot: on the trigger each engine decides alone what its rank contributes. Its main
 //      thread posted call n and waits: that buffer plus the rank's carry (the contributions it
 //      made late at earlier calls, summed), else the carry alone (possibly nothing). Staleness
@@ -124,7 +126,7 @@ class Engine {
   MpiStatus test_sends();
   MpiStatus run_call(std::uint64_t n, bool flush);
   MpiStatus finish_close();
-  void note_arrival(std::uint64_t call, bool flush, double now);
+  void note_arrival(std::uint64_t call, int rank, bool flush, double now);
   void add_to_carry_locked(const void* src);
   Buf take_spare_locked();
   void set_broken(const std::string& message);
@@ -148,6 +150,7 @@ class Engine {
   long long notice_in_[2] = {0, 0};
   MPI_Request notice_req_ = MPI_REQUEST_NULL;
   std::map<std::uint64_t, Arrivals> arrivals_;
+  std::vector<std::uint64_t> noticed_;  // the decider's: per rank, the latest call it entered
   std::uint64_t notices_received_ = 0;
   long long pending_at_close_ = 0;
   bool counted_ = false;

@@ -74,10 +74,11 @@ def ddp_reference(group):
     return _train("ddp", 50)[0]
 
 
-@pytest.mark.parametrize("options", [dict(algorithm="auto", monitor="history"),
-                                     dict(algorithm="ring", monitor=None),
-                                     dict(algorithm="prr", monitor="edge")],
-                         ids=["auto-history", "ring", "prr-edge"])
+@pytest.mark.parametrize("options", [dict(algorithm="auto", monitor="history", wait="spin"),
+                                     dict(algorithm="ring", monitor=None, wait="spin"),
+                                     dict(algorithm="prr", monitor="edge", wait="spin"),
+                                     dict(algorithm="auto", wait="sleep")],
+                         ids=["auto-history", "ring", "prr-edge", "sleep"])
 def test_exact_hook_equals_ddp_allreduce_hook(ddp_reference, options):
     ref = ddp_reference
     got, calls = _train("papcoll", 50, **options)
@@ -195,6 +196,8 @@ def test_bad_options(group):
         ptorch.PapcollHook(staleness=-1)
     with pytest.raises(ValueError):
         ptorch.PapcollHook(monitor="psychic")
+    with pytest.raises(ValueError):
+        ptorch.PapcollHook(wait="nap")
     if not os.environ.get("PAPCOLL_REPORT"):
         with pytest.raises(papcoll.Error):
             ptorch.PapcollHook(report="/tmp/never.json")
