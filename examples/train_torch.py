@@ -301,9 +301,12 @@ def main(argv=None, comm=MPI.COMM_WORLD):
                 r = train(comm, args, variant, mode, data)
                 r["repeat"] = rep
                 if args.report and r["calls"]:
+                    t = time.perf_counter()
                     papcoll.write_report(args.report)  # collective; cumulative
+                    written = time.perf_counter() - t
                     if rank == 0:
                         r["report"] = report_summary(args.report, p, papcoll_calls, r)
+                        r["report"]["write_s"] = written
                 papcoll_calls += r["calls"]
                 runs.append(r)
                 if rank == 0 and not args.quiet:
@@ -408,14 +411,16 @@ def plot(result, path):
             for i, r in enumerate(mine):
                 t = [c[0] for c in r["curve"]]
                 a = [100 * c[2] for c in r["curve"]]
-                ax.plot(t, a, color=colors.get(variant, "tab:red"), alpha=1.0 if i == 0 else 0.35,
+                color = colors.get(variant, "tab:red")
+                ax.plot(t, a, color=color, alpha=1.0 if i == 0 else 0.35,
                         lw=1.6 if i == 0 else 0.8, label=variant if i == 0 else None)
+                ax.plot(t[-1:], a[-1:], "o", color=color, alpha=1.0 if i == 0 else 0.35, ms=4)
             targets = [r["target_accuracy"] for r in mine if "target_accuracy" in r]
         if targets:
             ax.axhline(100 * statistics.median(targets), color="k", ls=":", lw=0.8,
                        label="target (ddp final - 1 pt)")
-        ax.set_ylim(60, 100)
-        ax.set_xlabel("training time (s, rank 0)")
+        ax.set_ylim(80, 100)
+        ax.set_xlabel("training time (s, rank 0); o: end of the run")
         ax.set_ylabel("test accuracy (%)")
         ax.set_title("%d ranks, straggler: %s, %.0f ms" % (result["p"], mode,
                                                            result["args"]["delay_ms"]))

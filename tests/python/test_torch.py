@@ -75,10 +75,9 @@ def ddp_reference(group):
 
 
 @pytest.mark.parametrize("options", [dict(algorithm="auto", monitor="history", wait="spin"),
-                                     dict(algorithm="ring", monitor=None, wait="spin"),
                                      dict(algorithm="prr", monitor="edge", wait="spin"),
                                      dict(algorithm="auto", wait="sleep")],
-                         ids=["auto-history", "ring", "prr-edge", "sleep"])
+                         ids=["auto-history", "prr-edge", "sleep"])
 def test_exact_hook_equals_ddp_allreduce_hook(ddp_reference, options):
     ref = ddp_reference
     got, calls = _train("papcoll", 50, **options)
