@@ -34,14 +34,14 @@ typedef struct papcoll_stale_s *papcoll_stale;
 
 #define PAPCOLL_STALE_CONFIG_VERSION 1
 typedef struct papcoll_stale_config {
-  int version;            /* set by papcoll_stale_config_init */
-  int staleness;          /* S >= 0, in calls of the handle; default 1 */
-  double deadline;        /* seconds after the first rank's arrival (as rank 0's thread learns
-                             of it) that a call waits for the others; >= 0; default 0.002 */
-  const char *algorithm;  /* the all-reduce run between the threads: NULL or "auto" (default),
-                             any name papcoll_algorithms("allreduce") lists, or "native" */
-  int poll_us;            /* the thread's polling interval while a call is open, 1..100000
-                             microseconds; it backs off to 4x while nothing happens; default 50 */
+  int version;           /* set by papcoll_stale_config_init */
+  int staleness;         /* S >= 0, in calls of the handle; default 1 */
+  double deadline;       /* seconds after the first rank's arrival (as rank 0's thread learns
+                            of it) that a call waits for the others; >= 0; default 0.002 */
+  const char *algorithm; /* the all-reduce run between the threads: NULL or "auto" (default),
+                            any name papcoll_algorithms("allreduce") lists, or "native" */
+  int poll_us;           /* the thread's polling interval while a call is open, 1..100000
+                            microseconds; it backs off to 4x while nothing happens; default 50 */
 } papcoll_stale_config;
 
 void papcoll_stale_config_init(papcoll_stale_config *cfg);

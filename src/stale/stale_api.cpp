@@ -60,12 +60,30 @@ bool install_stale_finalize_hook() {
 // The predefined types MPI_SUM is defined on (MPI 4.0 Sec. 6.9.2: C integer, floating point,
 // complex; MPI_CHAR is not an integer type there).
 bool summable(MPI_Datatype t) {
-  const MPI_Datatype ok[] = {
-      MPI_SHORT, MPI_INT, MPI_LONG, MPI_LONG_LONG, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR,
-      MPI_UNSIGNED_SHORT, MPI_UNSIGNED, MPI_UNSIGNED_LONG, MPI_UNSIGNED_LONG_LONG, MPI_INT8_T,
-      MPI_INT16_T, MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T,
-      MPI_UINT64_T, MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_C_FLOAT_COMPLEX,
-      MPI_C_DOUBLE_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX};
+  const MPI_Datatype ok[] = {MPI_SHORT,
+                             MPI_INT,
+                             MPI_LONG,
+                             MPI_LONG_LONG,
+                             MPI_SIGNED_CHAR,
+                             MPI_UNSIGNED_CHAR,
+                             MPI_UNSIGNED_SHORT,
+                             MPI_UNSIGNED,
+                             MPI_UNSIGNED_LONG,
+                             MPI_UNSIGNED_LONG_LONG,
+                             MPI_INT8_T,
+                             MPI_INT16_T,
+                             MPI_INT32_T,
+                             MPI_INT64_T,
+                             MPI_UINT8_T,
+                             MPI_UINT16_T,
+                             MPI_UINT32_T,
+                             MPI_UINT64_T,
+                             MPI_FLOAT,
+                             MPI_DOUBLE,
+                             MPI_LONG_DOUBLE,
+                             MPI_C_FLOAT_COMPLEX,
+                             MPI_C_DOUBLE_COMPLEX,
+                             MPI_C_LONG_DOUBLE_COMPLEX};
   return std::find(std::begin(ok), std::end(ok), t) != std::end(ok);
 }
 
@@ -108,10 +126,10 @@ struct StaleCallWatch {
 }  // namespace papcoll::stale
 
 using papcoll::fail;
+using papcoll::guarded_call;
 using papcoll::stale::Engine;
 using papcoll::stale::EngineConfig;
 using papcoll::stale::find_engine;
-using papcoll::guarded_call;
 
 extern "C" void papcoll_stale_config_init(papcoll_stale_config* cfg) {
   if (cfg == nullptr) return;
@@ -127,7 +145,9 @@ extern "C" int papcoll_stale_create(MPI_Comm comm, int count, MPI_Datatype datat
                                     const papcoll_stale_config* cfg, papcoll_stale* out) {
   constexpr const char* who = "papcoll_stale_create";
   return guarded_call(who, [&]() -> int {
-    auto arg = [&](const std::string& m) { return fail(PAPCOLL_ERR_ARG, std::string(who) + ": " + m); };
+    auto arg = [&](const std::string& m) {
+      return fail(PAPCOLL_ERR_ARG, std::string(who) + ": " + m);
+    };
     if (out == nullptr) return arg("out is NULL");
     *out = nullptr;
     papcoll_stale_config c;

@@ -78,8 +78,9 @@ int Engine::create(MPI_Comm comm, int count, MPI_Datatype type, const EngineConf
   if (!all_ok) {
     e->free_comms();
     return fail(PAPCOLL_ERR_THREAD,
-                who + "the bounded-staleness all-reduce runs a background thread that calls MPI "
-                      "and needs MPI_THREAD_MULTIPLE" +
+                who +
+                    "the bounded-staleness all-reduce runs a background thread that calls MPI "
+                    "and needs MPI_THREAD_MULTIPLE" +
                     (my_ok ? std::string(" on every rank; another rank has less")
                            : std::string("; this rank has less")) +
                     ". Initialise MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...) (mpi4py "
@@ -163,8 +164,10 @@ int Engine::post(const void* send, void* recv, bool flush, long long* contributi
     // Alone, a call includes its own buffer and nothing is ever pending.
     long long total = 0;
     if (flush) {
-      if (carry_count_ > 0) std::memcpy(recv, carry_.get(), bytes_);
-      else std::memset(recv, 0, bytes_);
+      if (carry_count_ > 0)
+        std::memcpy(recv, carry_.get(), bytes_);
+      else
+        std::memset(recv, 0, bytes_);
       total = carry_count_;
       carry_count_ = 0;
     } else {
@@ -247,9 +250,7 @@ void Engine::thread_main() {
           wait = std::min(wait, std::chrono::microseconds(static_cast<long long>(left * 1e6) + 1));
       }
     }
-    wake_engine_.wait_for(lock, wait, [&] {
-      return stop_ || closing_ || posted_ > notified_;
-    });
+    wake_engine_.wait_for(lock, wait, [&] { return stop_ || closing_ || posted_ > notified_; });
   }
   std::lock_guard<std::mutex> lock(mu_);
   exited_ = true;
@@ -297,10 +298,9 @@ MpiStatus Engine::step(bool* ran_call) {
     // the all-reduce, where the others would spin in MPI meanwhile, taking the CPU from the
     // late ones where ranks share cores. With S = 0 this is "every rank is in".
     const auto s_bound = static_cast<std::uint64_t>(cfg_.staleness);
-    const bool bound_met =
-        *std::min_element(noticed_.begin(), noticed_.end()) + s_bound >= next;
-    if (!all_in && (a.flush || !bound_met ||
-                    prediction::steady_seconds() < a.first + cfg_.deadline))
+    const bool bound_met = *std::min_element(noticed_.begin(), noticed_.end()) + s_bound >= next;
+    if (!all_in &&
+        (a.flush || !bound_met || prediction::steady_seconds() < a.first + cfg_.deadline))
       return {};
     arrivals_.erase(it);
     // The trigger to every other engine: direct messages (a tree would need every engine on its
@@ -341,8 +341,7 @@ MpiStatus Engine::step(bool* ran_call) {
 void Engine::note_arrival(std::uint64_t call, int rank, bool flush, double now) {
   // One engine's notices come in call order (MPI does not overtake messages of one sender).
   if (rank >= 0 && rank < size_)
-    noticed_[static_cast<size_t>(rank)] =
-        std::max(noticed_[static_cast<size_t>(rank)], call);
+    noticed_[static_cast<size_t>(rank)] = std::max(noticed_[static_cast<size_t>(rank)], call);
   std::lock_guard<std::mutex> lock(mu_);
   if (call <= done_) return;  // a late rank's notice of a call that completed without it
   Arrivals& a = arrivals_[call];

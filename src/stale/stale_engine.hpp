@@ -94,26 +94,26 @@ class Engine {
  private:
   // A buffer of the handle's size (count elements), aligned for every predefined type.
   using Buf = std::unique_ptr<std::byte[]>;
-  struct Pending {             // a main thread waiting in allreduce() or flush()
+  struct Pending {  // a main thread waiting in allreduce() or flush()
     std::uint64_t call = 0;
     const void* send = nullptr;  // its contribution; null for a flush
     void* recv = nullptr;
-    bool included = false;       // the engine reduces straight into recv
+    bool included = false;  // the engine reduces straight into recv
     bool complete = false;
     long long total = 0;
   };
-  struct Result {              // a call's result kept for a main thread that arrives late
+  struct Result {  // a call's result kept for a main thread that arrives late
     std::uint64_t call = 0;
     Buf data;
     long long total = 0;
   };
-  struct Notice {              // a notice in flight to the decider
+  struct Notice {               // a notice in flight to the decider
     long long msg[2] = {0, 0};  // call, flags
     MPI_Request req = MPI_REQUEST_NULL;
   };
-  struct Arrivals {            // the decider's view of one call
+  struct Arrivals {  // the decider's view of one call
     int count = 0;
-    double first = 0;          // when the decider learnt of the first arrival
+    double first = 0;  // when the decider learnt of the first arrival
     bool flush = false;
   };
 
@@ -141,7 +141,7 @@ class Engine {
   std::thread thread_;
 
   // The engine thread's own (no lock).
-  std::uint64_t notified_ = 0;           // calls whose notice was sent
+  std::uint64_t notified_ = 0;  // calls whose notice was sent
   std::deque<Notice> notices_;
   long long trigger_in_[2] = {0, 0};
   MPI_Request trigger_req_ = MPI_REQUEST_NULL;
@@ -158,9 +158,9 @@ class Engine {
   // Shared, under mu_.
   std::mutex mu_;
   std::condition_variable wake_engine_, wake_main_;
-  std::uint64_t posted_ = 0;             // calls the main thread has posted
-  std::deque<bool> posted_flush_;        // per posted call not yet notified: is it a flush
-  std::uint64_t done_ = 0;               // calls completed by the engine
+  std::uint64_t posted_ = 0;       // calls the main thread has posted
+  std::deque<bool> posted_flush_;  // per posted call not yet notified: is it a flush
+  std::uint64_t done_ = 0;         // calls completed by the engine
   Pending* waiting_ = nullptr;
   std::deque<Result> results_;
   Buf carry_;

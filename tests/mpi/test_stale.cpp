@@ -37,7 +37,7 @@ struct RunSpec {
   Late late = Late::random_rank;
   double delay = 0.015;  // seconds a late rank sleeps before its call
   const char* algorithm = nullptr;
-  int handles = 1;       // handles used in turn, as DDP's buckets
+  int handles = 1;  // handles used in turn, as DDP's buckets
   std::uint64_t seed = 1;
 };
 
@@ -74,8 +74,7 @@ void run_invariants(Checker& chk, MPI_Comm comm, const RunSpec& s, const std::st
   std::vector<long long> send(static_cast<size_t>(n));
   bool send_intact = true, calls_ok = true;
   for (int k = 0; k < K; ++k) {
-    if (is_late(s, k, rank, p))
-      std::this_thread::sleep_for(std::chrono::duration<double>(s.delay));
+    if (is_late(s, k, rank, p)) std::this_thread::sleep_for(std::chrono::duration<double>(s.delay));
     for (int h = 0; h < H; ++h) {
       auto& out = results[static_cast<size_t>(h * (K + 1) + k)];
       long long* cnt = &counts[static_cast<size_t>(h * (K + 1) + k)];
@@ -110,8 +109,10 @@ void run_invariants(Checker& chk, MPI_Comm comm, const RunSpec& s, const std::st
   for (const auto& r : results) flat.insert(flat.end(), r.begin(), r.end());
   flat.insert(flat.end(), counts.begin(), counts.end());
   std::vector<long long> lo(flat.size()), hi(flat.size());
-  MPI_Allreduce(flat.data(), lo.data(), static_cast<int>(flat.size()), MPI_LONG_LONG, MPI_MIN, comm);
-  MPI_Allreduce(flat.data(), hi.data(), static_cast<int>(flat.size()), MPI_LONG_LONG, MPI_MAX, comm);
+  MPI_Allreduce(flat.data(), lo.data(), static_cast<int>(flat.size()), MPI_LONG_LONG, MPI_MIN,
+                comm);
+  MPI_Allreduce(flat.data(), hi.data(), static_cast<int>(flat.size()), MPI_LONG_LONG, MPI_MAX,
+                comm);
   chk.expect(lo == flat && hi == flat, name + ": every rank has the same results and counts");
 
   bool once = true, counted = true, bounded = true, sync = true;
@@ -207,8 +208,7 @@ void test_errors(Checker& chk) {
   chk.expect(cnt >= 1, "one call counts this rank at least when on time or alone");
   chk.expect_success(papcoll_stale_flush(h, x, &cnt), "flush");
   chk.expect_success(papcoll_stale_free(&h), "free");
-  chk.expect_code(papcoll_stale_allreduce(copy, x, x, nullptr), PAPCOLL_ERR_ARG,
-                  "use after free");
+  chk.expect_code(papcoll_stale_allreduce(copy, x, x, nullptr), PAPCOLL_ERR_ARG, "use after free");
 }
 
 // A handle freed while a contribution is pending: every rank says how many were dropped.
