@@ -47,7 +47,7 @@ int stale_finalize_hook(MPI_Comm, int, void*, void*) {
 
 // MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI is still usable: the place to
 // stop the threads of handles the program did not free (as the monitor does).
-bool install_stale_finalize_hook() {
+[[maybe_unused]] bool install_stale_finalize_hook() {
   static const bool ok = [] {
     int key = MPI_KEYVAL_INVALID;
     return MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, stale_finalize_hook, &key, nullptr) ==
@@ -158,11 +158,6 @@ extern "C" int papcoll_stale_create(MPI_Comm comm, int count, MPI_Datatype datat
                    " (call papcoll_stale_config_init)");
       c = *cfg;
     }
-#ifdef PAPCOLL_SMPI
-    (void)comm, (void)count, (void)datatype, (void)op;
-    return fail(PAPCOLL_ERR_THREAD, std::string(who) + ": not available under SimGrid SMPI, "
-                                                       "which runs no threads beside the ranks");
-#else
     // Checks every rank makes alike on arguments that must be the same everywhere; a rank that
     // refuses returns before any communication, as a collective whose pattern it cannot know.
     if (c.staleness < 0) return arg("staleness must be >= 0");
@@ -173,8 +168,9 @@ extern "C" int papcoll_stale_create(MPI_Comm comm, int count, MPI_Datatype datat
       return fail(PAPCOLL_ERR_ALGORITHM, std::string(who) + ": unknown algorithm '" + c.algorithm +
                                              "'; valid: " + papcoll_algorithms("allreduce"));
     if (count < 0) return arg("count is negative");
-    if (op != MPI_SUM) return arg("op must be MPI_SUM (a late contribution is added to a later "
-                                  "call's)");
+    if (op != MPI_SUM)
+      return arg("op must be MPI_SUM (a late contribution is added to a later "
+                 "call's)");
     if (datatype == MPI_DATATYPE_NULL || !papcoll::stale::summable(datatype))
       return arg("datatype must be a predefined integer, floating-point or complex type");
     if (comm == MPI_COMM_NULL) return arg("comm is MPI_COMM_NULL");
@@ -184,6 +180,11 @@ extern "C" int papcoll_stale_create(MPI_Comm comm, int count, MPI_Datatype datat
     if (!initialized || finalized) return arg("MPI is not initialised or already finalised");
     if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
       return arg("intercommunicators are not supported");
+#ifdef PAPCOLL_SMPI
+    return fail(PAPCOLL_ERR_THREAD, std::string(who) +
+                                        ": not available under SimGrid SMPI, which runs no "
+                                        "threads beside the ranks");
+#else
     if (!papcoll::stale::install_stale_finalize_hook())
       return fail(PAPCOLL_ERR_MPI, std::string(who) + ": cannot install the MPI_Finalize hook");
     EngineConfig ec;
