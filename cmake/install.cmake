@@ -3,7 +3,7 @@
 # (docs/install.md).
 include(CMakePackageConfigHelpers)
 
-install(FILES include/papcoll/papcoll.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/papcoll)
+install(FILES include/papcoll/papcoll.h include/papcoll/stale.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/papcoll)
 install(TARGETS papcoll EXPORT papcollTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

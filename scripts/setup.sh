@@ -16,7 +16,10 @@ packages=(cmake ninja-build g++ make libopenmpi-dev openmpi-bin libgtest-dev lib
           python3-sklearn
           # the format check (scripts/check_format.sh, .clang-format): pinned to one major version,
           # whose output it compares against
-          clang-format-14)
+          clang-format-14
+          # papcoll.torch, the DDP comm hooks (docs/training.md): torch 1.13 for CPUs with Gloo;
+          # PyPI's Linux wheel would pull about 3 GB of CUDA packages
+          python3-torch)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: set-up, the format check (PAPCOLL_CHECK_FORMAT=1), build, unit + CLI + MPI
 # tests (ctest), then the executor/API MPI tests and the fast unit tests again under
-# AddressSanitizer + UndefinedBehaviorSanitizer, then the progress-monitor tests (the only code with
-# its own thread) under ThreadSanitizer, then the SimGrid SMPI build and smoke test (sim/smoke.sh;
-# PAPCOLL_SKIP_SMPI=1 skips it).
+# AddressSanitizer + UndefinedBehaviorSanitizer, then the progress-monitor and bounded-staleness
+# tests (the code with its own threads) under ThreadSanitizer, then the SimGrid SMPI build and smoke
+# test (sim/smoke.sh; PAPCOLL_SKIP_SMPI=1 skips it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
@@ -33,8 +33,10 @@ stage_done "ctest (main build)"
 
 if [[ "${PAPCOLL_SKIP_PYTHON:-0}" != 1 ]]; then
   # The Python package: pip install . into build-py/venv, pytest under mpirun (np 4 and 1), a
-  # smoke run of examples/train_digits.py (docs/python.md).
-  timeout 600 bash scripts/test_python.sh
+  # smoke run of examples/train_digits.py (docs/python.md); the torch tests and a smoke run of
+  # examples/train_torch.py (docs/training.md), which must find Debian's python3-torch that
+  # setup.sh installed (PAPCOLL_REQUIRE_TORCH=1: a missing torch fails them, not skips them).
+  PAPCOLL_REQUIRE_TORCH=1 timeout 600 bash scripts/test_python.sh
   stage_done "python"
 fi
 
@@ -46,8 +48,11 @@ if [[ "${PAPCOLL_SKIP_SANITIZERS:-0}" != 1 ]]; then
   echo "== sanitizer build (address,undefined)"
   # test_monitor_lifecycle and test_monitor_concurrent_free: monitor handles freed, stale, garbage
   # and freed while another thread is inside a collective using them (use-after-free checks).
+  # test_stale: the bounded-staleness all-reduce's buffers (the carry, kept results, the
+  # caller's receive buffer written by the engine thread).
   asan_mpi_tests=(test_allreduce test_allreduce_errors test_allreduce_types test_executor test_reduce
-                  test_bcast test_allgatherv test_monitor_lifecycle test_monitor_concurrent_free)
+                  test_bcast test_allgatherv test_monitor_lifecycle test_monitor_concurrent_free
+                  test_stale)
   if [[ ! -f build-asan/build.ninja ]]; then
     # -g1: line tables only (what the reports print), 6 % less compile time than -g. -O0 stays:
     # at -O1 this build takes 2.4 times as long.
@@ -68,14 +73,16 @@ if [[ "${PAPCOLL_SKIP_SANITIZERS:-0}" != 1 ]]; then
   for pid in "${shard_pids[@]}"; do wait "$pid"; done
   # Open MPI's own allocations are reported as leaks at exit, so leak checking is off for MPI runs.
   (cd build-asan && ASAN_OPTIONS=detect_leaks=0 \
-    ctest --output-on-failure --timeout 300 -j 2 -R '^test_(allreduce|allreduce_errors|allreduce_types|executor|reduce|bcast|allgatherv|monitor_lifecycle|monitor_concurrent_free)_np(1|2|3|4)$')
+    ctest --output-on-failure --timeout 300 -j 2 -R '^test_(allreduce|allreduce_errors|allreduce_types|executor|reduce|bcast|allgatherv|monitor_lifecycle|monitor_concurrent_free|stale)_np(1|2|3|4)$')
   stage_done "sanitizer tests (address,undefined)"
 fi
 
 if [[ "${PAPCOLL_SKIP_SANITIZERS:-0}" != 1 && "${PAPCOLL_SKIP_TSAN:-0}" != 1 ]]; then
-  echo "== sanitizer build (thread): the library and the monitor tests"
+  echo "== sanitizer build (thread): the library, the monitor and bounded-staleness tests"
+  # The code with its own threads: the progress monitor and the bounded-staleness engine.
   monitor_tests=(test_monitor test_monitor_agreement test_monitor_lifecycle test_monitor_finalize
-                 test_monitor_nothread test_monitor_concurrent_free test_monitor_sampling)
+                 test_monitor_nothread test_monitor_concurrent_free test_monitor_sampling
+                 test_stale)
   if [[ ! -f build-tsan/build.ninja ]]; then
     # -O1 -g1 (ThreadSanitizer's documented minimum, line tables only): the build takes 67 s
     # instead of 113 s here, the tests as long as at -O2.
@@ -88,7 +95,7 @@ if [[ "${PAPCOLL_SKIP_SANITIZERS:-0}" != 1 && "${PAPCOLL_SKIP_TSAN:-0}" != 1 ]];
   # Open MPI, PMIx and libevent are not instrumented: their reports are suppressed (the file
   # explains why and what that hides); papcoll's own frames are checked. exitcode=66 on a report.
   (cd build-tsan && TSAN_OPTIONS="suppressions=$PWD/../tests/tsan-openmpi.supp halt_on_error=0 exitcode=66" \
-    ctest --output-on-failure --timeout 300 -j 2 -R '^test_monitor' -E '_np(5|8)$')
+    ctest --output-on-failure --timeout 300 -j 2 -R '^test_(monitor|stale)' -E '_np(5|8)$')
   stage_done "sanitizer tests (thread)"
 fi
 

@@ -11,7 +11,9 @@ Every collective takes an mpi4py intracommunicator and buffers in mpi4py's conve
 papcoll._buffers), never copies or writes the send buffer, and raises papcoll.Error on failure.
 Keyword options map to the C API's papcoll_options (include/papcoll/papcoll.h): algorithm,
 monitor, monitor_site, arrivals, arrivals_agreed, blocks, alpha, beta, gamma, model_file.
-Documentation: docs/python.md.
+papcoll.StaleAllreduce is the bounded-staleness all-reduce (opt-in), papcoll.torch a comm hook
+for PyTorch's DistributedDataParallel (imported on its own: `import papcoll.torch`; papcoll
+itself does not need torch). Documentation: docs/python.md, docs/training.md.
 """
 import ctypes
 
@@ -21,11 +23,12 @@ from mpi4py import MPI
 from . import _capi
 from ._buffers import Error
 from . import _buffers as _b
+from ._stale import StaleAllreduce
 
 __version__ = "0.1.0"
 __all__ = ["Error", "Monitor", "allreduce", "reduce", "bcast", "allgatherv", "scatterv", "gatherv",
            "algorithms", "last_algorithm", "error_string", "write_report", "calibrate",
-           "last_network"]
+           "last_network", "StaleAllreduce"]
 
 SUCCESS = _capi.SUCCESS
 ERR_ARG = _capi.ERR_ARG

@@ -100,6 +100,15 @@ class NetworkInfo(ctypes.Structure):
                 ("calibration_seconds", c_double)]
 
 
+class StaleConfig(ctypes.Structure):
+    """struct papcoll_stale_config (include/papcoll/stale.h, PAPCOLL_STALE_CONFIG_VERSION 1)."""
+    _fields_ = [("version", c_int),
+                ("staleness", c_int),
+                ("deadline", c_double),
+                ("algorithm", c_char_p),
+                ("poll_us", c_int)]
+
+
 # enum papcoll_network_source, by name.
 NETWORK_SOURCES = {-1: "none", 0: "defaults", 1: "measured", 2: "cache", 3: "environment",
                    4: "model_file", 5: "options"}
@@ -133,6 +142,12 @@ _declare("papcoll_error_string", c_char_p, c_int)
 _declare("papcoll_last_error", c_char_p)
 _declare("papcoll_last_algorithm", c_char_p)
 _declare("papcoll_algorithms", c_char_p, c_char_p)
+_declare("papcoll_stale_config_init", None, POINTER(StaleConfig))
+_declare("papcoll_stale_create", c_int, Handle, c_int, Handle, Handle, POINTER(StaleConfig),
+         POINTER(c_void_p))
+_declare("papcoll_stale_allreduce", c_int, c_void_p, c_void_p, c_void_p, POINTER(ctypes.c_longlong))
+_declare("papcoll_stale_flush", c_int, c_void_p, c_void_p, POINTER(ctypes.c_longlong))
+_declare("papcoll_stale_free", c_int, POINTER(c_void_p))
 _declare("papcoll_report_write", c_int, c_char_p)
 _declare("papcoll_network_info_init", None, POINTER(NetworkInfo))
 _declare("papcoll_calibrate", c_int, Handle, _opt)

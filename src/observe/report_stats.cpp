@@ -266,6 +266,9 @@ std::vector<CommStats> analyze(const std::vector<RankData>& ranks, int max_windo
       return (std::isfinite(la) ? la : -1.0) > (std::isfinite(lb) ? lb : -1.0);
     });
 
+    for (const Matched& m : matched_all) cs.last_by_call.emplace_back(m.call, m.last);
+    std::sort(cs.last_by_call.begin(), cs.last_by_call.end());
+
     // Windows of consecutive calls over the whole run of the communicator.
     if (!matched_all.empty()) {
       std::uint64_t lo = ~0ULL, hi = 0;
@@ -410,6 +413,14 @@ Json comm_stats(const CommStats& c) {
                            {"lateness_s", report_numbers(w.lateness)},
                            {"wait_s", report_numbers(w.wait)}});
   j["windows"] = std::move(windows);
+  // Which rank came last in every matched call, in call order: training loops read it to tell a
+  // persistent straggler from random ones.
+  Json last_calls = Json::array(), last_ranks = Json::array();
+  for (const auto& [call, rank] : c.last_by_call) {
+    last_calls.push_back(call);
+    last_ranks.push_back(rank);
+  }
+  j["last_arrivals"] = Json{{"calls", std::move(last_calls)}, {"ranks", std::move(last_ranks)}};
   return j;
 }
 

@@ -82,6 +82,9 @@ struct CommStats {
   std::vector<RankStats> ranks;  // pooled over keys
   std::vector<int> stragglers;   // comm ranks by pooled mean lateness, latest first
   std::vector<WindowStats> windows;
+  // Every call logged on every rank, in call order, with the comm rank that arrived last: the
+  // straggler named per call (per step of a training loop).
+  std::vector<std::pair<std::uint64_t, int>> last_by_call;
 };
 
 std::vector<CommStats> analyze(const std::vector<RankData>& ranks, int max_windows = 100);

@@ -438,6 +438,12 @@ TEST(ReportStats, NamesTheLateRankWithItsLateness) {
     if (w.calls == 0) continue;
     EXPECT_NEAR(w.lateness[2], 0.0201, 1e-9);
   }
+  // The straggler named per call: every logged call, in call order, names rank 2.
+  ASSERT_EQ(c.last_by_call.size(), c.keys[0].matched);
+  for (size_t i = 0; i < c.last_by_call.size(); ++i) {
+    EXPECT_EQ(c.last_by_call[i].second, 2);
+    if (i > 0) EXPECT_LT(c.last_by_call[i - 1].first, c.last_by_call[i].first);
+  }
 }
 
 TEST(ReportStats, MissingRankLeavesCountsButNoLateness) {
@@ -476,7 +482,8 @@ TEST(ReportStats, JsonHasTheDocumentedFields) {
   for (const char* field :
        {"\"format\": \"papcoll-report\"", "\"version\": 1", "\"communicators\"", "\"stragglers\"",
         "\"lateness_s\"", "\"wait_s\"", "\"last_share\"", "\"windows\"", "\"algorithms\"",
-        "\"reasons\"", "\"prediction\"", "\"wait_histogram\"", "\"time_in_collective_s\""})
+        "\"reasons\"", "\"prediction\"", "\"wait_histogram\"", "\"time_in_collective_s\"",
+        "\"last_arrivals\""})
     EXPECT_NE(json.find(field), std::string::npos) << field;
 }
 
