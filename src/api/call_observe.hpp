@@ -1,8 +1,11 @@
 // What the driver tells the call board and the report about a call (observe/call_watch.hpp):
-// after the checks, the report's key and whether a refusing rank could join the call; right
-// before the messages, the call's descriptor (observe/call_board.hpp JoinDescriptor), what runs
-// and why. Only called when the watch is on.
+// after the checks, the report's key and the call as this rank passes it (observe/call_board.hpp
+// BoardCall, before any of its communication: what a rank that refused the call substitutes, what
+// the watchdog compares); right before the messages, what runs and why. Only called when the
+// watch is on.
 #pragma once
+
+#include <cstdint>
 
 #include "api/call_check.hpp"
 #include "api/collective_call.hpp"
@@ -11,46 +14,41 @@
 
 namespace papcoll {
 
-// Whether a rank that refused this call could run it from the descriptor: the call's first
-// messages must come after the descriptor (no monitor, no arrivals broadcast, not a v-collective
-// whose agreement comes first).
-bool joinable_call(const CollectiveCall& call);
+struct OwnError;
 
-// The descriptor of a call as this rank runs it (`algo` null: the MPI library's collective).
-observe::JoinDescriptor join_descriptor(const CollectiveCall& call, const CallDescriptor& d,
-                                        const AlgorithmInfo* algo);
+// BoardCall::flags from the options: a monitor, arrivals (given, agreed) where the call reads
+// them (`reads_arrivals`: the collective does, and the algorithm or "auto").
+std::uint32_t published_flags(const CollectiveCall& call, bool reads_arrivals);
 
-observe::AutoReason auto_reason(const CollectiveCall& call, const AutoChoice& choice,
-                                bool native);
+// The call as this rank passes it, with its arrays (null or p entries).
+observe::BoardCall board_call(const CollectiveCall& call, const CallDescriptor& d,
+                              std::uint32_t flags, const double* arrivals,
+                              const long long* portions);
 
-template <typename Description>
-void observe_checked(observe::CallWatch& w, const CollectiveCall& call, const Description& d) {
-  w.set_key(d.agreed_bytes(), d.descriptor().root);
-  if (!joinable_call(call)) w.not_joinable();
+// What board_call() reads; equal inputs give an equal call (calls without arrays).
+observe::PublishInputs publish_inputs(const CollectiveCall& call, const CallDescriptor& d,
+                                      std::uint32_t flags);
+
+// Publishes the call on the board (a loop's repeated call: one store).
+void publish_call(observe::CallWatch& w, const CollectiveCall& call, const CallDescriptor& d,
+                  std::uint32_t flags);
+
+observe::AutoReason auto_reason(const CollectiveCall& call, const AutoChoice& choice);
+
+template <typename Description, typename Own>
+void observe_checked(observe::CallWatch& w, const CollectiveCall& call, const Description& d,
+                     const Own& own) {
+  const CallDescriptor cd = d.descriptor();
+  w.set_key(d.agreed_bytes(), cd.root);
+  if (!w.has_board()) return;
+  std::uint32_t flags = published_flags(call, d.reads_arrivals());
+  if (!own.ok()) flags |= observe::kCallStandIn;
+  publish_call(w, call, cd, flags);
 }
 
-// What join_descriptor() reads; equal inputs give an equal descriptor.
-observe::JoinInputs join_inputs(const CollectiveCall& call, const CallDescriptor& d,
-                                const AlgorithmInfo* algo);
-
-template <typename Description>
-void observe_ready(observe::CallWatch& w, const CollectiveCall& call, const Description& d,
-                   const AlgorithmInfo* algo, const AutoChoice& choice) {
-  if (w.has_board()) {
-    // A call like the previous one on the communicator (a loop) publishes the same descriptor
-    // without rebuilding it: the board then extends its run with one store.
-    observe::CommObserver& o = *w.observer();
-    const CallDescriptor cd = d.descriptor();
-    const observe::JoinInputs in = join_inputs(call, cd, algo);
-    if (!o.join_memo_valid || !(in == o.join_inputs)) {
-      o.join_made = join_descriptor(call, cd, algo);
-      o.join_inputs = in;
-      o.join_memo_valid = true;
-    }
-    w.ready(o.join_made);
-  }
-  w.ran(algo != nullptr ? algo->name : "native", auto_reason(call, choice, algo == nullptr),
-        choice.gain);
+inline void observe_ready(observe::CallWatch& w, const CollectiveCall& call,
+                          const AlgorithmInfo* algo, const AutoChoice& choice) {
+  w.ran(algo != nullptr ? algo->name : "native", auto_reason(call, choice), choice.gain);
   const std::vector<double>& predicted = call.predicted().arrivals;
   if (static_cast<int>(predicted.size()) == call.p())
     w.set_predicted(predicted[static_cast<size_t>(call.rank())]);
