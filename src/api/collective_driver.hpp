@@ -182,11 +182,9 @@ int run_collective(const char* who, Collective c, Description& d, const papcoll_
   observe::CallWatch watch(comm, static_cast<int>(c), entry_time, /*make_board=*/call.p() > 1);
   OwnError own;
   int rc = call.check_options(opt);
-  ArgProblem problem;
-  if (rc == PAPCOLL_SUCCESS) {
-    problem = d.check(call);
-    if (problem.ok()) problem = call.arrivals_problem(d.reads_arrivals());
-  }
+  ArgProblem problem = rc == PAPCOLL_SUCCESS ? d.check(call) : ArgProblem{};
+  if (problem.ok() && call.has_arrivals_option()) [[unlikely]]
+    problem = call.arrivals_problem(d.reads_arrivals());
   if (rc != PAPCOLL_SUCCESS ||
       (!problem.ok() && (!problem.pattern_known || !d.stand_in(call, problem)))) [[unlikely]] {
     if (rc == PAPCOLL_SUCCESS)

@@ -74,28 +74,6 @@ std::uint32_t published_flags(const CollectiveCall& call, bool reads_arrivals) {
   return f;
 }
 
-observe::PublishInputs publish_inputs(const CollectiveCall& call, const CallDescriptor& cd,
-                                      std::uint32_t flags) {
-  observe::PublishInputs in;
-  in.collective = static_cast<int>(call.collective());
-  in.count = cd.count;
-  in.units = cd.units;
-  in.type = cd.type;
-  in.unit_type = cd.unit_type;
-  in.has_op = cd.has_op;
-  if (cd.has_op) in.op = cd.op;
-  in.root = cd.root;
-  in.algorithm = call.selection().algo;
-  in.is_auto = call.selection().is_auto;
-  in.flags = flags;
-  const papcoll_options& o = call.options();
-  in.blocks = o.blocks;
-  in.alpha = o.alpha;
-  in.beta = o.beta;
-  in.gamma = o.gamma;
-  return in;
-}
-
 observe::BoardCall board_call(const CollectiveCall& call, const CallDescriptor& cd,
                               std::uint32_t flags, const double* arrivals,
                               const long long* portions) {
@@ -125,7 +103,9 @@ observe::BoardCall board_call(const CollectiveCall& call, const CallDescriptor& 
 }
 
 void publish_call(observe::CallWatch& w, const CollectiveCall& call, const CallDescriptor& cd,
-                  std::uint32_t flags) {
+                  bool reads_arrivals, bool stand_in) {
+  std::uint32_t flags = published_flags(call, reads_arrivals);
+  if (stand_in) flags |= observe::kCallStandIn;
   const double* arrivals =
       (flags & observe::kCallArrivalsAgreed) ? call.options().arrivals : nullptr;
   const long long* portions = cd.portions;
@@ -138,12 +118,14 @@ void publish_call(observe::CallWatch& w, const CollectiveCall& call, const CallD
   // A call like the previous one on the communicator (a loop) publishes the same fields without
   // rebuilding them: the board then extends its run with one store.
   const observe::PublishInputs in = publish_inputs(call, cd, flags);
-  if (!o.publish_memo_valid || !(in == o.publish_inputs)) {
+  if (!o.publish_memo_valid || !in.same(o.publish_inputs)) {
     o.published = board_call(call, cd, flags, nullptr, nullptr);
     o.publish_inputs = in;
     o.publish_memo_valid = true;
+    w.publish(o.published);  // compared with the latest run's fields: it may still extend it
+    return;
   }
-  w.publish(o.published);
+  w.publish_same(o.published);
 }
 
 observe::AutoReason auto_reason(const CollectiveCall& call, const AutoChoice& choice) {

@@ -99,6 +99,7 @@ void Board::write_extension(std::uint64_t seq, const double* arrivals,
 
 void Board::publish(std::uint64_t seq, const BoardCall& c, const double* arrivals,
                     const long long* portions) {
+  current_source_ = nullptr;
   BoardCall& cur = own_->calls[current_];
   const bool with_arrays = arrivals != nullptr || portions != nullptr;
   if (cur.last + 1 == seq && cur.seq != kWriting &&

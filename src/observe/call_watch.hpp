@@ -42,7 +42,9 @@ class CallWatch {
   // ThreadCache::mpi_call): a communicator without an observer gets one now, collectively.
   CallWatch(MPI_Comm comm, int collective, double entry, bool make_board = false)
       : collective_(collective), entry_(entry) {
-    if (active() && t_cache.unobserved == 0) begin(comm, make_board && t_cache.mpi_call == 0);
+    if (!active()) return;
+    ThreadCache& cache = t_cache;  // one TLS address for the three reads
+    if (cache.unobserved == 0) begin(comm, cache, make_board && cache.mpi_call == 0);
   }
   ~CallWatch() {
     if (obs_ != nullptr) end();
@@ -87,6 +89,13 @@ class CallWatch {
       published_ = true;
     }
   }
+  // The same for a call held unchanged at a stable address (Board::publish_same).
+  void publish_same(const BoardCall& c) {
+    if (has_board() && !published_) {
+      obs_->board.publish_same(seq_, c);
+      published_ = true;
+    }
+  }
   // What ran and why (the report).
   void ran(const char* algorithm, AutoReason reason, double gain) {
     algorithm_ = algorithm;
@@ -110,8 +119,8 @@ class CallWatch {
   void forget() { obs_ = nullptr; }
 
  private:
-  void begin(MPI_Comm comm, bool make_board) {
-    obs_ = find_observer(comm);
+  void begin(MPI_Comm comm, ThreadCache& cache, bool make_board) {
+    obs_ = find_observer(comm, cache);
     if (obs_ == nullptr) {
       armed_ = true;  // attach() makes the observer if the call gets that far
       if (make_board) attach_slow(comm);

@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,25 +28,45 @@
 
 namespace papcoll::observe {
 
-// What the driver built the last published call from (api/call_observe.hpp): a call with the
-// same inputs, the steady state of a loop, publishes `made` again without rebuilding it. Calls
-// with arrays (agreed arrivals, portions) are rebuilt every time.
+// What the driver built the last published call from (api/refusal_join.cpp publish_call): a call
+// with the same inputs, the steady state of a loop, publishes `made` again without rebuilding it.
+// Calls with arrays (agreed arrivals, portions) are rebuilt every time. Nine words compared as
+// words: the call path's (an 8-byte all-reduce pays it on every call).
 struct PublishInputs {
-  int collective = -1;
-  long long count = -1;
-  long long units = -1;
-  MPI_Datatype type{};
-  MPI_Datatype unit_type{};
-  bool has_op = false;
-  MPI_Op op{};
-  int root = -1;
-  const void* algorithm = nullptr;
-  bool is_auto = false;
+  std::int32_t collective = -1;
   std::uint32_t flags = 0;
-  int blocks = 0;
+  std::int64_t count = -1;
+  std::uint64_t type = 0;       // the datatype's handle, as bits
+  std::uint64_t op = 0;         // the op's handle, as bits; 0: none
+  std::uint64_t algorithm = 0;  // the selected row's address; 1: auto; 0: native
+  std::int32_t root = -1;
+  std::int32_t blocks = 0;
   double alpha = 0, beta = 0, gamma = 0;
-  bool operator==(const PublishInputs&) const = default;
+
+  static constexpr int kWords = 9;
+  [[gnu::always_inline]] bool same(const PublishInputs& o) const {
+    const char* a = reinterpret_cast<const char*>(this);
+    const char* b = reinterpret_cast<const char*>(&o);
+    std::uint64_t differ = 0;
+#pragma GCC unroll 9
+    for (int i = 0; i < kWords; ++i) {
+      std::uint64_t x, y;
+      std::memcpy(&x, a + 8 * i, 8);
+      std::memcpy(&y, b + 8 * i, 8);
+      differ |= x ^ y;
+    }
+    return differ == 0;
+  }
+  template <typename Handle>
+  static std::uint64_t bits(Handle h) {
+    static_assert(sizeof(Handle) <= sizeof(std::uint64_t), "an MPI handle fits a word");
+    std::uint64_t v = 0;
+    std::memcpy(&v, &h, sizeof h);
+    return v;
+  }
 };
+static_assert(sizeof(PublishInputs) == PublishInputs::kWords * sizeof(std::uint64_t),
+              "no padding: compared as words");
 
 struct alignas(64) CommObserver {
   // What every observed call reads and writes, first: one cache line (a tight loop's call to

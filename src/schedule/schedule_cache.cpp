@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
+#include <atomic>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "schedule/portions.hpp"
@@ -37,10 +39,26 @@ std::string schedule_key(Collective c, const AlgorithmInfo* algo, const Generato
   return key;
 }
 
+// The store's lock: held for a lookup or an insertion (no allocation under it on a hit), taken by
+// threads of one process only, which call collectives on different communicators at once rarely;
+// a lock and an unlock are one exchange and one store (a std::mutex cost a repeated schedule
+// call about 50 more instructions).
+class SpinLock {
+ public:
+  void lock() {
+    while (held_.exchange(true, std::memory_order_acquire))
+      while (held_.load(std::memory_order_relaxed)) std::this_thread::yield();
+  }
+  void unlock() { held_.store(false, std::memory_order_release); }
+
+ private:
+  std::atomic<bool> held_{false};
+};
+
 // Every cache's entries in one list under one lock: the bound and the eviction order are the
 // process's. Never destroyed (caches of communicators freed at exit may still unregister).
 struct ScheduleStore {
-  std::mutex mutex;
+  SpinLock mutex;
   ScheduleCache::Lru lru;  // most recently used first
   int64_t bytes = 0;
   int64_t limit = ScheduleCache::default_limit();
@@ -81,13 +99,13 @@ struct ScheduleStore {
 
 ScheduleCache::ScheduleCache() {
   ScheduleStore& st = ScheduleStore::get();
-  std::lock_guard<std::mutex> lock(st.mutex);
+  std::lock_guard<SpinLock> lock(st.mutex);
   id_ = st.next_id++;
 }
 
 ScheduleCache::~ScheduleCache() {
   ScheduleStore& st = ScheduleStore::get();
-  std::lock_guard<std::mutex> lock(st.mutex);
+  std::lock_guard<SpinLock> lock(st.mutex);
   for (auto& [key, it] : map_) {
     st.bytes -= it->bytes;
     st.lru.erase(it);
@@ -109,31 +127,32 @@ int64_t ScheduleCache::default_limit() {
 
 int64_t ScheduleCache::process_bytes() {
   ScheduleStore& st = ScheduleStore::get();
-  std::lock_guard<std::mutex> lock(st.mutex);
+  std::lock_guard<SpinLock> lock(st.mutex);
   return st.bytes;
 }
 
 void ScheduleCache::set_process_limit_for_testing(int64_t limit) {
   ScheduleStore& st = ScheduleStore::get();
-  std::lock_guard<std::mutex> lock(st.mutex);
+  std::lock_guard<SpinLock> lock(st.mutex);
   st.limit = limit;
   std::fill(st.seen.begin(), st.seen.end(), 0);
   st.evict_locked();
 }
 
 int64_t ScheduleCache::bytes() const {
-  std::lock_guard<std::mutex> lock(ScheduleStore::get().mutex);
+  std::lock_guard<SpinLock> lock(ScheduleStore::get().mutex);
   return bytes_;
 }
 
 size_t ScheduleCache::size() const {
-  std::lock_guard<std::mutex> lock(ScheduleStore::get().mutex);
+  std::lock_guard<SpinLock> lock(ScheduleStore::get().mutex);
   return map_.size();
 }
 
-bool ScheduleCache::find(const std::string& key, Entry* out) {
+bool ScheduleCache::find(const std::string& key, std::shared_ptr<const RankSchedule>* schedule,
+                         const AlgorithmInfo** chosen) {
   ScheduleStore& st = ScheduleStore::get();
-  std::lock_guard<std::mutex> lock(st.mutex);
+  std::lock_guard<SpinLock> lock(st.mutex);
   const auto it = map_.find(key);
   if (it == map_.end()) {
     ++misses_;
@@ -141,13 +160,14 @@ bool ScheduleCache::find(const std::string& key, Entry* out) {
   }
   ++hits_;
   st.lru.splice(st.lru.begin(), st.lru, it->second);
-  *out = it->second->entry;
+  *schedule = it->second->entry.schedule;
+  if (chosen != nullptr) *chosen = it->second->entry.chosen;
   return true;
 }
 
 bool ScheduleCache::offer(std::string key, Entry entry) {
   ScheduleStore& st = ScheduleStore::get();
-  std::lock_guard<std::mutex> lock(st.mutex);
+  std::lock_guard<SpinLock> lock(st.mutex);
   if (st.limit <= 0) return false;
   const std::uint64_t h = ScheduleStore::sighting(id_, key);
   std::uint64_t& slot = st.seen[h % ScheduleStore::kSeen];
@@ -161,7 +181,7 @@ bool ScheduleCache::offer(std::string key, Entry entry) {
 }
 
 void ScheduleCache::insert(std::string key, Entry entry) {
-  std::lock_guard<std::mutex> lock(ScheduleStore::get().mutex);
+  std::lock_guard<SpinLock> lock(ScheduleStore::get().mutex);
   insert_locked(std::move(key), std::move(entry));
 }
 

@@ -47,9 +47,10 @@ class ScheduleCache {
     std::shared_ptr<const void> keep_alive;
   };
 
-  // The entry of `key` copied into *out, now the most recently used; false when absent (a
-  // sighting of the key, for offer()).
-  bool find(const std::string& key, Entry* out);
+  // The entry of `key`, now the most recently used: its schedule and chosen algorithm copied out
+  // (`chosen` may be null); false when absent (a sighting of the key, for offer()).
+  bool find(const std::string& key, std::shared_ptr<const RankSchedule>* schedule,
+            const AlgorithmInfo** chosen = nullptr);
   // Adds the entry of `key` when the key was missed before (its second sighting; the process
   // remembers the latest 4096 missed keys), then evicts the least recently used entries of every
   // communicator while the process's total exceeds the limit (the new entry stays even if it alone

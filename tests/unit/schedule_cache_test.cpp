@@ -26,13 +26,13 @@ class ScheduleCacheBound : public ::testing::Test {
 TEST_F(ScheduleCacheBound, AdmitsAKeyOnItsSecondSighting) {
   ScheduleCache::set_process_limit_for_testing(int64_t{1} << 30);
   ScheduleCache c;
-  ScheduleCache::Entry got;
+  std::shared_ptr<const RankSchedule> got;
   EXPECT_FALSE(c.find(key("a", 0), &got));
   EXPECT_FALSE(c.offer(key("a", 0), entry()));  // first sighting: remembered only
   EXPECT_FALSE(c.find(key("a", 0), &got));
   EXPECT_TRUE(c.offer(key("a", 0), entry()));   // second: cached
   EXPECT_TRUE(c.find(key("a", 0), &got));
-  EXPECT_NE(got.schedule, nullptr);
+  EXPECT_NE(got, nullptr);
   EXPECT_EQ(c.size(), 1u);
   // The same key of another communicator's cache is a first sighting there.
   ScheduleCache d;
@@ -48,7 +48,7 @@ TEST_F(ScheduleCacheBound, OneBoundForEveryCacheOfTheProcess) {
   const size_t a_before = a.size();
   EXPECT_GT(a_before, 5u);
   // b's entries push out a's least recently used ones: the bound is the process's.
-  ScheduleCache::Entry got;
+  std::shared_ptr<const RankSchedule> got;
   ASSERT_TRUE(a.find(key("a", 14), &got));  // a's newest, now also its most recently used
   for (int i = 0; i < 10; ++i) b.insert(key("b", i), entry());
   EXPECT_LE(ScheduleCache::process_bytes(), limit);
@@ -63,7 +63,7 @@ TEST_F(ScheduleCacheBound, KeysThatNeverRepeatDoNotEvictOnesThatDo) {
   const int64_t limit = 40 * 1024;
   ScheduleCache::set_process_limit_for_testing(limit);
   ScheduleCache hot, noise;
-  ScheduleCache::Entry got;
+  std::shared_ptr<const RankSchedule> got;
   for (int i = 0; i < 5; ++i) {  // a loop's patterns: each seen twice, then cached
     hot.offer(key("hot", i), entry());
     hot.offer(key("hot", i), entry());
@@ -91,7 +91,7 @@ TEST_F(ScheduleCacheBound, AFreedCacheLeavesTheTotal) {
 TEST_F(ScheduleCacheBound, LimitZeroCachesNothing) {
   ScheduleCache::set_process_limit_for_testing(0);
   ScheduleCache c;
-  ScheduleCache::Entry got;
+  std::shared_ptr<const RankSchedule> got;
   c.insert(key("z", 0), entry());
   c.offer(key("z", 1), entry());
   c.offer(key("z", 1), entry());
