@@ -204,10 +204,15 @@ int peer_error(const CollectiveCall& call, observe::CallWatch& watch) {
     if (q == o.rank) continue;
     observe::BoardSlot s;
     observe::BoardCall c;
-    if (!o.board.read(q, &s) || !observe::Board::call(s, seq, &c)) continue;
-    if ((c.flags & (observe::kCallRefused | observe::kCallStandIn)) == 0) continue;
+    if (!o.board.read(q, &s)) continue;
+    // Its call says it refused or took part with stand-ins, or it recorded a problem with this
+    // call after publishing it (scatterv/gatherv: its portion against the root's bytes).
+    const observe::BoardProblem* pr = observe::Board::problem(s, seq);
+    const bool flagged = observe::Board::call(s, seq, &c) &&
+                         (c.flags & (observe::kCallRefused | observe::kCallStandIn)) != 0;
+    if (!flagged && pr == nullptr) continue;
     std::string why = "no reason on the board";
-    if (const observe::BoardProblem* pr = observe::Board::problem(s, seq))
+    if (pr != nullptr)
       why = without_who(call, std::string(pr->message, strnlen(pr->message, sizeof pr->message)));
     erred.push_back(rank_words(s, q) + " (" + why + ")");
   }
