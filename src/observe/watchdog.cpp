@@ -7,6 +7,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -207,6 +208,9 @@ void start_watchdog() {
   if (g_started) return;
   g_started = true;
   g_thread = new std::thread(thread_main);
+  // A program that exits without MPI_Finalize (an error path calling exit()): the thread stops
+  // before the static objects it reads are destroyed (handlers registered later run earlier).
+  std::atexit([] { stop_watchdog(); });
 #endif
 }
 
