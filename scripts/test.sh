@@ -49,10 +49,12 @@ if [[ "${PAPCOLL_SKIP_SANITIZERS:-0}" != 1 ]]; then
   # test_monitor_lifecycle and test_monitor_concurrent_free: monitor handles freed, stale, garbage
   # and freed while another thread is inside a collective using them (use-after-free checks).
   # test_stale: the bounded-staleness all-reduce's buffers (the carry, kept results, the
-  # caller's receive buffer written by the engine thread).
+  # caller's receive buffer written by the engine thread). test_peer_errors: one rank's error on
+  # every collective, first call and later (the board's reads of other ranks' slots and the
+  # stand-in buffers).
   asan_mpi_tests=(test_allreduce test_allreduce_errors test_allreduce_types test_executor test_reduce
                   test_bcast test_allgatherv test_monitor_lifecycle test_monitor_concurrent_free
-                  test_stale)
+                  test_peer_errors test_stale)
   if [[ ! -f build-asan/build.ninja ]]; then
     # -g1: line tables only (what the reports print), 6 % less compile time than -g. -O0 stays:
     # at -O1 this build takes 2.4 times as long.
@@ -73,7 +75,7 @@ if [[ "${PAPCOLL_SKIP_SANITIZERS:-0}" != 1 ]]; then
   for pid in "${shard_pids[@]}"; do wait "$pid"; done
   # Open MPI's own allocations are reported as leaks at exit, so leak checking is off for MPI runs.
   (cd build-asan && ASAN_OPTIONS=detect_leaks=0 \
-    ctest --output-on-failure --timeout 300 -j 2 -R '^test_(allreduce|allreduce_errors|allreduce_types|executor|reduce|bcast|allgatherv|monitor_lifecycle|monitor_concurrent_free|stale)_np(1|2|3|4)$')
+    ctest --output-on-failure --timeout 300 -j 2 -R '^test_(allreduce|allreduce_errors|allreduce_types|executor|reduce|bcast|allgatherv|monitor_lifecycle|monitor_concurrent_free|stale)_np(1|2|3|4)$|^test_peer_errors_np3$')
   stage_done "sanitizer tests (address,undefined)"
 fi
 

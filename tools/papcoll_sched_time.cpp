@@ -115,9 +115,10 @@ RankFigures time_rank(const AlgorithmInfo& algo, const GeneratorInput& in, int r
                 nullptr});
   for (int i = 0; i < calls; ++i) {
     const double t0 = thread_seconds();
-    const ScheduleCache::Entry* hit = cache.find(schedule_key(algo.collective, &algo, in));
+    std::shared_ptr<const RankSchedule> hit;
+    const bool found = cache.find(schedule_key(algo.collective, &algo, in), &hit);
     repeat.push_back((thread_seconds() - t0) * 1e6);
-    if (hit == nullptr) std::abort();
+    if (!found) std::abort();
   }
   f.first_us = median(first);
   f.repeat_us = median(repeat);

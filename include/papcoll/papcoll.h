@@ -5,13 +5,17 @@
  * Errors seen by one rank only (docs/errors.md): a rank whose buffer is NULL or aliased (send and
  * receive buffers overlapping without MPI_IN_PLACE) but whose other arguments are valid still
  * takes part in the collective with stand-in data (its readable send data, else the op's
- * identity, else zeros), leaves its buffers untouched and returns PAPCOLL_ERR_ARG; the other
- * ranks complete and return PAPCOLL_SUCCESS. A rank that cannot know the message pattern (a
- * negative count, MPI_DATATYPE_NULL, MPI_OP_NULL, an unknown algorithm, a root out of range)
- * returns its error at once; the others may then wait for it, unless PAPCOLL_CHECK=1 is set in
- * the environment: then every call first checks that all ranks agree on operation, type
- * signature, op, root and algorithm and returns an error on every rank naming the first mismatch.
- * Ranks may describe their data differently as long as the type signatures match, as in MPI. */
+ * identity, else zeros), leaves its buffers untouched and returns PAPCOLL_ERR_ARG. A rank that
+ * cannot know the message pattern (a negative count, MPI_DATATYPE_NULL, MPI_OP_NULL, an unknown
+ * algorithm, a root out of range, a wrong agreed arrival vector), on the communicator's first
+ * call as on any other, takes the call as the other ranks published it on papcoll's call board
+ * and takes part with stand-in data too, returning its own code. Every other rank whose result
+ * holds that stand-in data returns PAPCOLL_ERR_PEER naming the rank and its reason; a rank whose
+ * result does not depend on it (the root of a broadcast, say) completes normally. With
+ * PAPCOLL_CHECK=1 in the environment every call first checks that all ranks agree on operation,
+ * type signature, op, root and algorithm and returns an error on every rank naming the first
+ * mismatch. Ranks may describe their data differently as long as the type signatures match, as
+ * in MPI. */
 #ifndef PAPCOLL_PAPCOLL_H
 #define PAPCOLL_PAPCOLL_H
 
@@ -37,8 +41,11 @@ enum papcoll_error {
   PAPCOLL_ERR_INTERNAL = 6,     /* a generated schedule failed its own checks: a papcoll bug */
   PAPCOLL_ERR_THREAD = 7,       /* the progress monitor's thread needs MPI_THREAD_MULTIPLE, which
                                    the MPI library does not provide (see papcoll_monitor_create) */
-  PAPCOLL_ERR_MODEL = 8         /* options.model_file cannot be read or is not a valid link model
+  PAPCOLL_ERR_MODEL = 8,        /* options.model_file cannot be read or is not a valid link model
                                    for the communicator (docs/model-format.md) */
+  PAPCOLL_ERR_PEER = 9          /* another rank erred in this call and took part with stand-in
+                                   data that this rank's result holds; the message names the rank
+                                   and its reason (docs/errors.md) */
 };
 
 /* A progress monitor (docs/prediction.md): predicts the arrival pattern of the collectives that

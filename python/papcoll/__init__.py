@@ -39,6 +39,7 @@ ERR_MPI = _capi.ERR_MPI
 ERR_INTERNAL = _capi.ERR_INTERNAL
 ERR_THREAD = _capi.ERR_THREAD
 ERR_MODEL = _capi.ERR_MODEL
+ERR_PEER = _capi.ERR_PEER
 
 _lib = _capi.lib
 _IN_PLACE = ctypes.c_void_p(_capi.IN_PLACE_ADDR)

@@ -48,6 +48,7 @@ ERR_MPI = 5
 ERR_INTERNAL = 6
 ERR_THREAD = 7
 ERR_MODEL = 8
+ERR_PEER = 9
 
 
 class Options(ctypes.Structure):

@@ -91,6 +91,8 @@ class AllgathervCall final : public CollectiveDescription {
     desc_.count = count;
     desc_.type = recvtype_;
     desc_.portions_hash = hash_sizes(bytes_.data(), p);
+    desc_.units = total_;
+    desc_.portions = bytes_.data();
 
     // This rank's own side: the pattern is known from recvcounts, so a problem here is taken
     // part in with stand-ins.
@@ -127,9 +129,54 @@ class AllgathervCall final : public CollectiveDescription {
   // that is usable (the other ranks get it), else zeros.
   bool stand_in(CollectiveCall&, const ArgProblem&) override {
     recvbuf_ = stand_in_.elements(recv_layout_, span_);
-    if (!in_place_ && !send_ok_) in_place_ = true;  // its (zeroed) slot of the stand-in
+    // Its portion: its send data where usable, else the (zeroed) slot of the stand-in.
+    own_data_missing_ = in_place_ || !send_ok_;
+    if (!in_place_ && !send_ok_) in_place_ = true;
     return true;
   }
+
+  // Every portion's bytes as published (the board's extension), received as bytes into a zeroed
+  // buffer of the rank's own, its own portion zeros (in place there).
+  bool substitute(CollectiveCall& call, PublishedSource& source, const ArgProblem&,
+                  std::string* why) override {
+    const std::vector<long long>& portions = source.found().arrays.portions;
+    const int p = call.p();
+    if (static_cast<int>(portions.size()) != p) {
+      *why = "their portions are not on the board";
+      return false;
+    }
+    sub_counts_.assign(static_cast<size_t>(p), 0);
+    sub_displs_.assign(static_cast<size_t>(p), 0);
+    long long at = 0;
+    for (int o = 0; o < p; ++o) {
+      if (portions[o] < 0 || at + portions[o] > INT_MAX) {
+        *why = "their portions exceed 2^31 - 1 bytes";
+        return false;
+      }
+      sub_counts_[o] = static_cast<int>(portions[o]);
+      sub_displs_[o] = static_cast<int>(at);
+      at += portions[o];
+    }
+    recvtype_ = MPI_BYTE;
+    recvcounts_ = sub_counts_.data();
+    displs_ = sub_displs_.data();
+    sendbuf_ = MPI_IN_PLACE;
+    in_place_ = true;
+    recvbuf_ = nullptr;
+    total_ = largest_ = 0;
+    span_ = 0;
+    const ArgProblem pr = check(call);
+    if (!pr.ok() && !pr.pattern_known) {
+      *why = pr.what;
+      return false;
+    }
+    return pr.ok() || stand_in(call, pr);
+  }
+  // Every rank's result holds every portion.
+  DataReaders data_readers(const CollectiveCall&) const override {
+    return own_data_missing_ ? DataReaders::all : DataReaders::none;
+  }
+  const char* stand_in_words(const CollectiveCall&) const override { return "zeros"; }
 
   CallDescriptor descriptor() const override { return desc_; }
   long long agreed_bytes() const override { return static_cast<long long>(total_); }
@@ -274,7 +321,9 @@ class AllgathervCall final : public CollectiveDescription {
   void* recvbuf_;
   const int* recvcounts_;
   const int* displs_;
-  const MPI_Datatype recvtype_;
+  MPI_Datatype recvtype_;
+  std::vector<int> sub_counts_, sub_displs_;  // substitute(): the published portions as bytes
+  bool own_data_missing_ = false;  // its portion is zeros of a stand-in
   bool in_place_;
   bool send_ok_ = true;
   int rank_ = 0;

@@ -42,6 +42,11 @@ class AllreduceCall final : public ReductionCall {
     return true;
   }
 
+  // Every rank's result holds every rank's data (its own send data, copied, is not missing).
+  DataReaders data_readers(const CollectiveCall&) const override {
+    return own_data_missing_ ? DataReaders::all : DataReaders::none;
+  }
+
   int run_native(CollectiveCall& call) override {
     const int rc = MPI_Allreduce(sendbuf_, recvbuf_, count_, datatype_, op_, call.context().comm);
     return rc == MPI_SUCCESS ? PAPCOLL_SUCCESS : call.mpi_error({rc, "MPI_Allreduce"});

@@ -20,6 +20,7 @@
 #include "api/collective_driver.hpp"
 #include "api/stand_in.hpp"
 #include "executor/executor_vcollectives.hpp"
+#include "observe/mpi_names.hpp"
 
 namespace papcoll {
 namespace {
@@ -47,6 +48,7 @@ class BcastCall final : public CollectiveDescription {
     desc_.type = datatype_;
     if (pr = call.root_problem(root_); !pr.ok()) return pr;
     view_ = byte_view(layout_, count_);
+    desc_.units = static_cast<long long>(view_.units);
     is_root_ = call.rank() == root_;
     if (count_ > 0 && buffer_ == nullptr) pr.note(PAPCOLL_ERR_ARG, "buffer is NULL");
     return pr;
@@ -57,6 +59,40 @@ class BcastCall final : public CollectiveDescription {
   bool stand_in(CollectiveCall&, const ArgProblem&) override {
     buffer_ = stand_in_.elements(layout_, count_);
     return true;
+  }
+
+  // The published count and datatype (its bytes, for a derived one: the same signature size) and
+  // root; a zeroed buffer of the rank's own, which a root sends and another rank receives into.
+  bool substitute(CollectiveCall& call, PublishedSource& source, const ArgProblem&,
+                  std::string* why) override {
+    const observe::BoardCall& c = source.found().call;
+    MPI_Datatype type = observe::type_of_index(c.type);
+    long long count = c.count;
+    if (type == MPI_DATATYPE_NULL) {
+      type = MPI_BYTE;
+      count = c.units;
+    }
+    if (count < 0 || count > INT_MAX) {
+      *why = "their count is out of range";
+      return false;
+    }
+    count_ = static_cast<int>(count);
+    datatype_ = type;
+    root_ = c.root;
+    buffer_ = nullptr;
+    const ArgProblem pr = check(call);
+    if (!pr.ok() && !pr.pattern_known) {
+      *why = pr.what;
+      return false;
+    }
+    return pr.ok() || stand_in(call, pr);
+  }
+  // Every rank's result is the root's data (a root taking part has only stand-in zeros).
+  DataReaders data_readers(const CollectiveCall& call) const override {
+    return call.rank() == root_ ? DataReaders::all : DataReaders::none;
+  }
+  const char* stand_in_words(const CollectiveCall& call) const override {
+    return call.rank() == root_ ? "zeros" : "a scratch buffer";
   }
 
   CallDescriptor descriptor() const override { return desc_; }
@@ -127,9 +163,9 @@ class BcastCall final : public CollectiveDescription {
   }
 
   void* buffer_;
-  const int count_;
-  const MPI_Datatype datatype_;
-  const int root_;
+  int count_;
+  MPI_Datatype datatype_;
+  int root_;
   bool is_root_ = false;
   DatatypeLayout layout_;
   DataView view_;

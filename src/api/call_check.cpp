@@ -4,11 +4,14 @@
 #include <array>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <utility>
 #include <string>
 #include <vector>
 
 #include "error/error.hpp"
 #include "executor/datatype_layout.hpp"
+#include "observe/disagreement.hpp"
 
 namespace papcoll {
 
@@ -122,44 +125,72 @@ int encode(const CollectiveCall& call, const CallDescriptor& in, int verdict,
   return PAPCOLL_SUCCESS;
 }
 
-// The first difference from rank 0, field by field: "" when every rank agrees.
+// "ranks 0-2 have X, rank 3 has Y": every rank with its value, grouped by value in the order the
+// values first appear.
+std::string groups(int p, const std::function<std::string(int)>& value) {
+  std::vector<std::pair<std::string, std::vector<int>>> g;
+  for (int r = 0; r < p; ++r) {
+    const std::string v = value(r);
+    auto it = g.begin();
+    while (it != g.end() && it->first != v) ++it;
+    if (it == g.end())
+      g.push_back({v, {r}});
+    else
+      it->second.push_back(r);
+  }
+  if (g.size() < 2) return "";
+  std::string out;
+  for (size_t i = 0; i < g.size(); ++i)
+    out += (i ? ", " : "") + observe::rank_list(g[i].second) +
+           (g[i].second.size() == 1 ? " has " : " have ") + g[i].first;
+  return out;
+}
+
+// The first field on which the ranks differ, with every rank's value: "" when they agree.
 std::string first_mismatch(const std::vector<std::int64_t>& all, int p, const char* count_name) {
   auto at = [&](int r) { return &all[static_cast<size_t>(r) * kFields]; };
-  const std::int64_t* z = at(0);
-  auto ranks = [](int r, const std::string& a, const std::string& b) {
-    return ": rank 0 has " + a + ", rank " + std::to_string(r) + " has " + b;
-  };
-  for (int r = 1; r < p; ++r)
-    if (at(r)[kCollective] != z[kCollective])
-      return std::string("operation differs: rank 0 calls ") + collective_name(z[kCollective]) +
-             ", rank " + std::to_string(r) + " calls " + collective_name(at(r)[kCollective]);
-  for (int r = 1; r < p; ++r)
-    if (at(r)[kRoot] != z[kRoot])
-      return "root differs" + ranks(r, std::to_string(z[kRoot]), std::to_string(at(r)[kRoot]));
-  for (int r = 1; r < p; ++r)
-    if (get_name(at(r) + kAlgorithmName) != get_name(z + kAlgorithmName))
-      return "algorithm differs" + ranks(r, "'" + get_name(z + kAlgorithmName) + "'",
-                                         "'" + get_name(at(r) + kAlgorithmName) + "'");
-  for (int r = 1; r < p; ++r)
-    if (at(r)[kOp] != z[kOp])
-      return "op differs" + ranks(r, op_name(z[kOp]), op_name(at(r)[kOp]));
-  for (int r = 1; r < p; ++r) {
-    const std::int64_t* d = at(r);
-    if ((d[kCount] < 0) != (z[kCount] < 0)) return "count differs (one side has none)";
-    if (z[kCount] < 0) continue;
-    // Different descriptions of the same type signature are fine (MPI allows them).
-    if (d[kWholeHash] == z[kWholeHash] && d[kWholeLength] == z[kWholeLength]) continue;
-    if (d[kElementHash] == z[kElementHash])
-      return std::string(count_name) + " differs" +
-             ranks(r, std::to_string(z[kCount]), std::to_string(d[kCount]));
-    return "datatype differs" + ranks(r, type_text(z) + " (count " + std::to_string(z[kCount]) +
-                                             ")",
-                                      type_text(d) + " (count " + std::to_string(d[kCount]) + ")");
+  std::string g = groups(p, [&](int r) { return std::string(collective_name(at(r)[kCollective])); });
+  if (!g.empty()) {
+    // "calls papcoll_bcast" reads better than "has" for the operation.
+    for (const char* has : {" has ", " have "})
+      for (size_t at_ = g.find(has); at_ != std::string::npos; at_ = g.find(has, at_ + 1))
+        g.replace(at_, std::strlen(has), std::strcmp(has, " has ") == 0 ? " calls " : " call ");
+    return "operation differs: " + g;
   }
-  for (int r = 1; r < p; ++r)
-    if (at(r)[kPortionsHash] != z[kPortionsHash])
-      return "recvcounts[o] * size(recvtype) differ for some portion o between rank 0 and rank " +
-             std::to_string(r);
+  g = groups(p, [&](int r) { return std::to_string(at(r)[kRoot]); });
+  if (!g.empty()) return "root differs: " + g;
+  g = groups(p, [&](int r) { return "'" + get_name(at(r) + kAlgorithmName) + "'"; });
+  if (!g.empty()) return "algorithm differs: " + g;
+  g = groups(p, [&](int r) { return op_name(at(r)[kOp]); });
+  if (!g.empty()) return "op differs: " + g;
+  // The data: different descriptions of the same type signature are fine (MPI allows them).
+  auto none = [&](int r) { return at(r)[kCount] < 0; };
+  g = groups(p, [&](int r) { return std::string(none(r) ? "none" : "some"); });
+  if (!g.empty()) return "count differs (some ranks have none): " + g;
+  if (!none(0)) {
+    const std::string sig = groups(p, [&](int r) {
+      return std::to_string(at(r)[kWholeHash]) + "/" + std::to_string(at(r)[kWholeLength]);
+    });
+    if (!sig.empty()) {
+      const bool same_element =
+          groups(p, [&](int r) { return std::to_string(at(r)[kElementHash]); }).empty();
+      if (same_element)
+        return std::string(count_name) + " differs: " +
+               groups(p, [&](int r) { return std::to_string(at(r)[kCount]); });
+      return "datatype differs: " + groups(p, [&](int r) {
+               return type_text(at(r)) + " (count " + std::to_string(at(r)[kCount]) + ")";
+             });
+    }
+  }
+  if (!groups(p, [&](int r) { return std::to_string(at(r)[kPortionsHash]); }).empty())
+    return "recvcounts[o] * size(recvtype) differ for some portion o: " +
+           observe::rank_list([&] {
+             std::vector<int> v;
+             for (int r = 1; r < p; ++r)
+               if (at(r)[kPortionsHash] != at(0)[kPortionsHash]) v.push_back(r);
+             return v;
+           }()) +
+           " against rank 0";
   return "";
 }
 
@@ -186,15 +217,29 @@ int check_call(CollectiveCall& call, MPI_Comm comm, const CallDescriptor& d, int
                              call.context().comm);
       rc != MPI_SUCCESS)
     return call.mpi_error({rc, "MPI_Allgather"});
-  if (verdict != PAPCOLL_SUCCESS) return fail_local(verdict, own_message);
   const std::string who = std::string(call.who()) + ": PAPCOLL_CHECK: ";
-  for (int r = 0; r < p; ++r) {
-    const std::int64_t code = all[static_cast<size_t>(r) * kFields + kVerdict];
-    if (code != PAPCOLL_SUCCESS)
-      return fail_local(static_cast<int>(code),
-                        who + "rank " + std::to_string(r) + " refused the call (" +
-                            papcoll_error_string(static_cast<int>(code)) +
-                            "; its papcoll_last_error() says why)");
+  std::vector<int> refusing;
+  for (int r = 0; r < p; ++r)
+    if (all[static_cast<size_t>(r) * kFields + kVerdict] != PAPCOLL_SUCCESS) refusing.push_back(r);
+  if (!refusing.empty()) {
+    // The error path only: every rank's reason, so that the others can name it.
+    constexpr int kReason = 160;
+    std::vector<char> mine_text(kReason, 0), texts(static_cast<size_t>(p) * kReason, 0);
+    std::strncpy(mine_text.data(), own_message.c_str(), kReason - 1);
+    if (int rc = MPI_Allgather(mine_text.data(), kReason, MPI_CHAR, texts.data(), kReason,
+                               MPI_CHAR, call.context().comm);
+        rc != MPI_SUCCESS)
+      return call.mpi_error({rc, "MPI_Allgather"});
+    if (verdict != PAPCOLL_SUCCESS) return fail_local(verdict, own_message);
+    std::string m = who + observe::rank_list(refusing) +
+                    " refused the call, so no rank ran it: ";
+    for (size_t i = 0; i < refusing.size(); ++i) {
+      const int r = refusing[i];
+      const char* text = texts.data() + static_cast<size_t>(r) * kReason;
+      m += (i ? "; " : "") + std::string("rank ") + std::to_string(r) + ": " +
+           std::string(text, strnlen(text, kReason));
+    }
+    return fail_local(PAPCOLL_ERR_PEER, std::move(m));
   }
   // An agreed refusal, but the call must not be handed to the MPI library either (the
   // interposition library would): the arguments are inconsistent. Hence fail_local.

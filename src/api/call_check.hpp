@@ -31,6 +31,13 @@ struct CallDescriptor {
   const char* count_name = "count";
   // All-gatherv: a hash of every portion's size in bytes (recvcounts[o] * size(recvtype)).
   unsigned long long portions_hash = 0;
+  // The call board's (observe/call_board.hpp BoardCall): what every rank agrees on in units
+  // (reductions: elements of unit_type, the one predefined type `type` is made of; bcast,
+  // all-gatherv: bytes; scatterv/gatherv: the own portion's bytes), -1 when not known; and every
+  // portion's bytes (p entries: all-gatherv, the root of scatterv/gatherv), else null.
+  long long units = -1;
+  MPI_Datatype unit_type = MPI_DATATYPE_NULL;
+  const long long* portions = nullptr;
 };
 
 // Collective over the call's communicator (it opens the context). `verdict` is this rank's own

@@ -97,6 +97,14 @@ int CollectiveCall::check_comm(MPI_Comm comm) {
 
 int CollectiveCall::check_options(const papcoll_options* user_opt) {
   if (std::string error; !read_user_options(user_opt, &opt_, &error)) return arg_error(error);
+  options_read_ = true;
+  // The monitor first: a rank that refuses the call for another option still takes part in the
+  // monitor's step (adopt_options).
+  if (opt_.monitor != nullptr) {
+    std::string why;
+    monitor_ = prediction::monitor_for_call(opt_.monitor, &why);
+    if (monitor_ == nullptr) return arg_error("options->monitor: " + why);
+  }
   if (opt_.blocks < 0) return arg_error("blocks is negative (" + std::to_string(opt_.blocks) + ")");
   // Hockney parameters: <= 0 means the default, anything not finite is a mistake.
   for (auto [given, dst] : {std::pair{opt_.alpha, &cost_.alpha}, std::pair{opt_.beta, &cost_.beta},
@@ -107,16 +115,111 @@ int CollectiveCall::check_options(const papcoll_options* user_opt) {
   alpha_given_ = opt_.alpha > 0;
   beta_given_ = opt_.beta > 0;
   gamma_given_ = opt_.gamma > 0;
-  if (opt_.monitor != nullptr) {
-    std::string why;
-    monitor_ = prediction::monitor_from_handle(opt_.monitor, &why);
-    if (monitor_ == nullptr) return arg_error("options->monitor: " + why);
-  }
   if (!resolve_algorithm(collective_, opt_.algorithm, &sel_))
     return fail(PAPCOLL_ERR_ALGORITHM, std::string(who_) + ": unknown algorithm '" +
                                            opt_.algorithm + "'; valid: " +
                                            algorithm_names(collective_, ", "));
   return PAPCOLL_SUCCESS;
+}
+
+ArgProblem CollectiveCall::arrivals_problem(bool reads_arrivals) const {
+  ArgProblem pr;
+  const bool read =
+      reads_arrivals && (sel_.is_auto || (sel_.algo != nullptr && sel_.algo->uses_arrivals));
+  if (!read || p_ < 2) return pr;
+  if (opt_.arrivals == nullptr) {
+    // A count without the array: the caller meant to pass one (the others may have).
+    if (opt_.arrivals_count != 0)
+      pr.note(PAPCOLL_ERR_ARRIVALS, "arrivals is NULL but arrivals_count is " +
+                                        std::to_string(opt_.arrivals_count),
+              false);
+    return pr;
+  }
+  if (!opt_.arrivals_agreed) return pr;  // rank 0's travels with its count: checked everywhere
+  if (opt_.arrivals_count != 0 && opt_.arrivals_count != p_) {
+    pr.note(PAPCOLL_ERR_ARRIVALS, "arrivals_count is " + std::to_string(opt_.arrivals_count) +
+                                      " but the communicator has " + std::to_string(p_) +
+                                      " ranks",
+            false);
+    return pr;
+  }
+  for (int i = 0; i < p_; ++i)
+    if (!std::isfinite(opt_.arrivals[i])) {
+      pr.note(PAPCOLL_ERR_ARRIVALS, "arrivals[" + std::to_string(i) + "] is " +
+                                        std::to_string(opt_.arrivals[i]) +
+                                        ", not a finite time",
+              false);
+      break;
+    }
+  return pr;
+}
+
+bool CollectiveCall::adopt_options(const observe::BoardCall& c, const observe::CallArrays& arrays,
+                                   std::string* why) {
+  if (!options_read_) {
+    papcoll_options_init(&opt_);
+    monitor_ = prediction::MonitorLease{};
+  }
+  Selection sel;
+  if (c.algorithm == observe::kAlgorithmAuto) {
+    sel.is_auto = true;
+    opt_.algorithm = "auto";
+  } else if (c.algorithm == observe::kAlgorithmNative) {
+    opt_.algorithm = "native";
+  } else {
+    const std::vector<const AlgorithmInfo*> all = algorithms_for(collective_);
+    if (c.algorithm < 0 || c.algorithm >= static_cast<int>(all.size())) {
+      *why = "their algorithm is unknown here";
+      return false;
+    }
+    sel.algo = all[static_cast<size_t>(c.algorithm)];
+    opt_.algorithm = sel.algo->name;
+  }
+  sel_ = sel;
+  opt_.blocks = std::max(0, c.blocks);
+  cost_ = CostParams{};
+  opt_.alpha = std::isfinite(c.alpha) ? c.alpha : 0.0;
+  opt_.beta = std::isfinite(c.beta) ? c.beta : 0.0;
+  opt_.gamma = std::isfinite(c.gamma) ? c.gamma : 0.0;
+  if (opt_.alpha > 0) cost_.alpha = opt_.alpha;
+  if (opt_.beta > 0) cost_.beta = opt_.beta;
+  if (opt_.gamma > 0) cost_.gamma = opt_.gamma;
+  alpha_given_ = opt_.alpha > 0;
+  beta_given_ = opt_.beta > 0;
+  gamma_given_ = opt_.gamma > 0;
+  if (c.flags & observe::kCallArrivalsAgreed) {
+    if (static_cast<int>(arrays.arrivals.size()) != p_) {
+      *why = "their agreed arrival times are not on the board";
+      return false;
+    }
+    adopted_arrivals_ = arrays.arrivals;
+    opt_.arrivals = adopted_arrivals_.data();
+    opt_.arrivals_count = p_;
+    opt_.arrivals_agreed = 1;
+  } else if (c.flags & observe::kCallArrivals) {
+    // Rank 0's vector is broadcast: this rank's own when it is rank 0 and has one, else zeros
+    // (its count travels with it, so every rank checks the same one).
+    if (opt_.arrivals == nullptr || opt_.arrivals_agreed) {
+      adopted_arrivals_.assign(static_cast<size_t>(p_), 0.0);
+      opt_.arrivals = adopted_arrivals_.data();
+      opt_.arrivals_count = p_;
+    }
+    opt_.arrivals_agreed = 0;
+  } else {
+    opt_.arrivals = nullptr;
+    opt_.arrivals_count = 0;
+    opt_.arrivals_agreed = 0;
+  }
+  if (c.flags & observe::kCallMonitor) {
+    if (monitor_ == nullptr) {
+      *why = "their options name a progress monitor and this rank's none it can use";
+      return false;
+    }
+  } else if (monitor_ != nullptr) {
+    monitor_ = prediction::MonitorLease{};
+    opt_.monitor = nullptr;
+  }
+  return true;
 }
 
 int CollectiveCall::check_datatype(MPI_Datatype type, const char* what,

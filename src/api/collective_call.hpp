@@ -14,6 +14,7 @@
 #include "error/guarded_call.hpp"
 #include "executor/comm_context.hpp"
 #include "executor/datatype_layout.hpp"
+#include "observe/call_board.hpp"
 #include "papcoll/papcoll.h"
 #include "prediction/monitor.hpp"
 #include "schedule/registry.hpp"
@@ -66,8 +67,24 @@ class CollectiveCall {
 
   // The communicator (not null, not an intercommunicator); sets p() and rank().
   int check_comm(MPI_Comm comm);
-  // The options (version, blocks, Hockney parameters, monitor handle, algorithm name).
+  // The options (version, monitor handle, blocks, Hockney parameters, algorithm name).
   int check_options(const papcoll_options* user_opt);
+  // Arrival times where the call reads them (`reads_arrivals`: the collective does, and the
+  // algorithm or "auto"): an array when arrivals_count says there is one, and agreed ones
+  // comm-size finite values. Only this rank's copy is seen, so a problem is refused without the
+  // pattern (PAPCOLL_ERR_ARRIVALS); rank 0's vector, broadcast when they are not agreed, is
+  // checked on every rank alike after the broadcast.
+  ArgProblem arrivals_problem(bool reads_arrivals) const;
+  // Whether the options mention arrival times at all (else arrivals_problem finds nothing).
+  bool has_arrivals_option() const {
+    return opt_.arrivals != nullptr || opt_.arrivals_count != 0;
+  }
+  // A rank that refused the call: its options become the call's as another rank published it
+  // (algorithm, blocks, Hockney parameters, arrivals; observe/call_board.hpp BoardCall), keeping
+  // its own monitor (which must be there when theirs is) and model file. False, with *why, when
+  // that cannot be.
+  bool adopt_options(const observe::BoardCall& c, const observe::CallArrays& arrays,
+                     std::string* why);
   // A datatype the executor can run on: not null, extent > 0 unless it carries no data. `what`
   // names the argument in the message ("datatype", "recvtype").
   int check_datatype(MPI_Datatype type, const char* what, DatatypeLayout* out) const;
@@ -130,6 +147,8 @@ class CollectiveCall {
   CostParams cost_;
   Selection sel_;
   prediction::MonitorLease monitor_;  // held until the call returns (papcoll_monitor_free waits)
+  bool options_read_ = false;         // opt_ holds the caller's options (their version is known)
+  std::vector<double> adopted_arrivals_;  // adopt_options: the arrivals the others use
   bool in_monitor_call_ = false;
   prediction::CallPattern predicted_;
   int p_ = 1;

@@ -28,13 +28,38 @@ int CollectiveDescription::obtain(CollectiveCall& call, const AlgorithmInfo* alg
   return obtain_schedule(call.context(), *algo, *in, call.who(), schedule);
 }
 
-int refuse_without_pattern(CollectiveCall& call, MPI_Comm comm, CollectiveDescription* d,
-                           int code, observe::CallWatch& watch) {
+int OwnError::report() const {
+  std::string m = message;
+  if (!told)
+    m += " (the board could not tell the ranks whose result holds this rank's stand-in data: "
+         "they may report success)";
+  return local ? fail_local(code, std::move(m)) : fail(code, std::move(m));
+}
+
+int refuse_without_pattern(CollectiveCall& call, MPI_Comm comm, CollectiveDescription& d,
+                           bool checked, int code, observe::CallWatch& watch, OwnError* own) {
   if (check_mode() && call.p() > 0)
-    return check_call(call, comm, d != nullptr ? d->descriptor() : CallDescriptor{}, code);
+    return check_call(call, comm, checked ? d.descriptor() : CallDescriptor{}, code);
   // papcoll_last_error() already holds the message; the code is the rank's own.
-  if (!watch.has_board()) return code;
-  return settle_on_board(comm, call.rank(), code, watch);
+  if (!watch.has_board() || observe::thread_cache().mpi_call != 0) return code;
+  return settle_on_board(call, d, code, watch, own);
+}
+
+void tell_data_readers(const CollectiveCall& call, const CollectiveDescription& d,
+                       observe::CallWatch& watch, OwnError* own) {
+  const int p = call.p(), rank = call.rank();
+  switch (d.data_readers(call)) {
+    case DataReaders::none: return;
+    case DataReaders::root: {
+      const int root = d.descriptor().root;
+      if (root != rank && root >= 0 && root < p && !watch.notify(root)) own->told = false;
+      return;
+    }
+    case DataReaders::all:
+      for (int q = 0; q < p; ++q)
+        if (q != rank && !watch.notify(q)) own->told = false;
+      return;
+  }
 }
 
 int run_schedule(CollectiveCall& call, CollectiveDescription& d, const AlgorithmInfo* algo,

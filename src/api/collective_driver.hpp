@@ -3,28 +3,34 @@
 // rules, MPI_IN_PLACE, its stand-in data, its generator input and its executor wrapper.
 //
 // The steps (run_collective):
-//  1. The communicator, then the options and the algorithm name (CollectiveCall).
+//  1. The communicator (CollectiveCall::check_comm); then, at the communicator's first call, its
+//     observer and call board, collectively (observe::CallWatch): every rank gets there whatever
+//     its other arguments, so no refusal can leave the others waiting for a board that is not
+//     there. Then the options and the algorithm name.
 //  2. The description's argument checks. A problem is handled where it is seen, on one rank:
 //     - the rank still knows the call's message pattern (only a buffer is NULL or aliased):
 //       it takes part with stand-in data (scratch memory; for reductions the op's identity) and
 //       returns its error after the communication, so no other rank waits for it forever and
 //       nothing the user passed is written (describe(): stand_in);
 //     - it does not (a negative count, MPI_DATATYPE_NULL, an unknown algorithm, a root out of
-//       range, MPI_OP_NULL): refuse_without_pattern, the one place such refusals go; through the
-//       call board it takes part in the others' call with stand-in data where it can read
-//       their descriptor (observe/refusal.hpp).
-//     The call board and the report see every call through one scope, observe::CallWatch
-//     (api/call_observe.hpp): numbered after the communicator check, its descriptor published
-//     right before its messages (or "not joinable" before the first one), recorded at the end.
+//       range, MPI_OP_NULL, a wrong agreed arrival vector): refuse_without_pattern, the one place
+//       such refusals go; through the call board it takes the call as another rank published it
+//       and runs that with stand-in data (substitute), or every rank refused alike.
+//     Every rank then publishes the call as it passes it on the board (api/call_observe.hpp),
+//     before any of its communication: what a refusing rank substitutes and the watchdog
+//     compares.
 //  3. PAPCOLL_CHECK=1 only: every rank's descriptor is compared (call_check.hpp).
 //  4. The monitor's call step: the first communication of a call that passed its checks.
 //  5. Nothing to move on any rank (decided from values every rank agrees on): done.
-//  6. The communicator's context, the description's agreement step (scatterv/gatherv: the root's
-//     broadcast), the agreed arrival vector where the algorithm or "auto" reads one.
+//  6. The communicator's context; a rank taking part with stand-in data tells the ranks whose
+//     result holds it (data_readers, observe::Board::notify), before its first message; the
+//     description's agreement step (scatterv/gatherv: the root's broadcast), the agreed arrival
+//     vector where the algorithm or "auto" reads one.
 //  7. The algorithm: the caller's, or "auto" through the one seam choose_auto (selection.hpp).
 //  8. "native": the MPI library's collective; p = 1: the local copy; else the schedule
 //     (schedule_source.hpp, the one place schedules come from) and the executor.
-//  9. The rank's own deferred problem, if any.
+//  9. The rank's own error, if it took part with stand-ins; else PAPCOLL_ERR_PEER when another
+//     rank told it that its result holds stand-in data (one load of its own board slot).
 //
 // Blocks are split in units every rank agrees on (datatype_layout.hpp DataView), never in a
 // rank's own element count, which MPI lets differ between ranks with matching type signatures.
@@ -39,11 +45,26 @@
 #include "api/call_check.hpp"
 #include "api/call_observe.hpp"
 #include "api/collective_call.hpp"
+#include "select/selection.hpp"
 #include "executor/comm_context.hpp"
 #include "observe/call_watch.hpp"
-#include "select/selection.hpp"
+#include "observe/refusal.hpp"
 
 namespace papcoll {
+
+// Whose result of a call holds this rank's data: the ranks it tells when it takes part with
+// stand-in data (docs/errors.md).
+enum class DataReaders { none, root, all };
+
+// Where a rank that refused a call reads it as the others run it (refusal_join.cpp): the call
+// the settling found, and on demand one rank's or every rank's published call (waits for them).
+class PublishedSource {
+ public:
+  virtual ~PublishedSource() = default;
+  virtual const observe::FoundCall& found() const = 0;
+  virtual bool call_of(int rank, observe::FoundCall* out) = 0;
+  virtual bool calls(std::vector<observe::BoardCall>* out) = 0;
+};
 
 class CollectiveDescription {
  public:
@@ -56,6 +77,16 @@ class CollectiveDescription {
   // it can take part harmlessly. False when it cannot (no identity of the op, say): then the
   // problem is refused without the pattern.
   virtual bool stand_in(CollectiveCall& call, const ArgProblem& problem) = 0;
+  // Step 2, for a rank that refused: its arguments become the call as another rank published it
+  // (after CollectiveCall::adopt_options), its buffers stand-ins of its own, and the checks are run
+  // again on those. `refusal` is its own problem (scatterv/gatherv: the root sends it in its
+  // broadcast). False, with *why, when the call cannot be run from what was published.
+  virtual bool substitute(CollectiveCall& call, PublishedSource& source,
+                          const ArgProblem& refusal, std::string* why) = 0;
+  // Whose result holds this rank's data (after step 2).
+  virtual DataReaders data_readers(const CollectiveCall& call) const = 0;
+  // What this rank contributes when it takes part with stand-in data, for its message.
+  virtual const char* stand_in_words(const CollectiveCall& call) const = 0;
   // Step 3.
   virtual CallDescriptor descriptor() const = 0;
   // Step 5: nothing to move on any rank.
@@ -89,16 +120,41 @@ class CollectiveDescription {
                             const GeneratorInput& in) = 0;
 };
 
-// A rank refuses a call whose message pattern it cannot know (its count, datatype, root, op or
-// algorithm is invalid), so it cannot take part with its own arguments. With PAPCOLL_CHECK=1 the
-// refusal travels in the check's exchange and every rank returns. Otherwise, where the
-// communicator has a call board (observe/call_board.hpp), the refusal is published there and
-// settled (observe/refusal.hpp): the rank runs the other ranks' call with stand-in data when it
-// can read their descriptor (api/refusal_join.cpp), or every rank refused alike; else the error
-// is this rank's alone (docs/errors.md says which). The error is already recorded
-// (papcoll_last_error()); `code` is returned.
-int refuse_without_pattern(CollectiveCall& call, MPI_Comm comm, CollectiveDescription* d,
-                           int code, observe::CallWatch& watch);
+// What a rank that erred in a call returns at its end, after taking part with stand-in data.
+struct OwnError {
+  int code = PAPCOLL_SUCCESS;
+  std::string message;  // complete ("<who>: ...")
+  bool local = true;    // fail_local: the others went on with papcoll (error.hpp)
+  bool substituted = false;  // it refused and runs the call as another rank published it
+  bool told = true;          // the ranks whose result holds its data were told (notify)
+  bool ok() const { return code == PAPCOLL_SUCCESS; }
+  int report() const;
+};
+
+// A rank refuses a call whose message pattern it cannot know (its count, datatype, root, op,
+// algorithm or agreed arrivals are invalid), so it cannot take part with its own arguments. With
+// PAPCOLL_CHECK=1 the refusal travels in the check's exchange and every rank returns. Otherwise,
+// where the communicator has a call board (observe/call_board.hpp), the refusal is published
+// there and settled (observe/refusal.hpp): the rank takes the call as another rank published it
+// and runs that with stand-in data (substitute: *own says so, and the call goes on), or every
+// rank refused alike; else the error is this rank's alone (docs/errors.md says which). The error
+// is already recorded (papcoll_last_error()); `code` is returned when the call ends here.
+// `checked`: the description's checks ran (its descriptor is valid).
+int refuse_without_pattern(CollectiveCall& call, MPI_Comm comm, CollectiveDescription& d,
+                           bool checked, int code, observe::CallWatch& watch, OwnError* own);
+
+// Step 6 for a rank that takes part with stand-in data: tells the ranks whose result holds it.
+void tell_data_readers(const CollectiveCall& call, const CollectiveDescription& d,
+                       observe::CallWatch& watch, OwnError* own);
+
+// A call that failed inside MPI (a truncated message, say): the message, recorded, gets what the
+// ranks' published calls disagree on, when they do (observe/disagreement.hpp). Returns `code`.
+int explain_mpi_failure(observe::CallWatch& watch, int code);
+
+// Step 9: another rank told this one that its result holds stand-in data. PAPCOLL_ERR_PEER
+// naming the ranks and their reasons (read from the board), or PAPCOLL_SUCCESS when no rank erred
+// in this very call (the word was raised for a later one).
+int peer_error(const CollectiveCall& call, observe::CallWatch& watch);
 
 // Step 8 for a schedule: p = 1, the schedule and the executor (not the hot path).
 int run_schedule(CollectiveCall& call, CollectiveDescription& d, const AlgorithmInfo* algo,
@@ -122,23 +178,46 @@ int run_collective(const char* who, Collective c, Description& d, const papcoll_
                    MPI_Comm comm, double entry_time) {
   CollectiveCall call(who, c);
   PAPCOLL_TRY(call.check_comm(comm));  // without a communicator nobody can be told anything
-  observe::CallWatch watch(comm, static_cast<int>(c), entry_time);
-  if (int rc = call.check_options(opt); rc != PAPCOLL_SUCCESS)
-    return refuse_without_pattern(call, comm, nullptr, rc, watch);
-  const ArgProblem problem = d.check(call);
-  if (!problem.ok() && (!problem.pattern_known || !d.stand_in(call, problem)))
-    return refuse_without_pattern(
-        call, comm, &d, problem.pattern_known ? problem.report_local(call) : problem.report(call),
-        watch);
-  if (watch.on()) observe_checked(watch, call, d);
+  // The first call on the communicator makes its board here, before anything can differ.
+  observe::CallWatch watch(comm, static_cast<int>(c), entry_time, /*make_board=*/call.p() > 1);
+  OwnError own;
+  int rc = call.check_options(opt);
+  ArgProblem problem = rc == PAPCOLL_SUCCESS ? d.check(call) : ArgProblem{};
+  if (problem.ok() && call.has_arrivals_option()) [[unlikely]]
+    problem = call.arrivals_problem(d.reads_arrivals());
+  if (rc != PAPCOLL_SUCCESS ||
+      (!problem.ok() && (!problem.pattern_known || !d.stand_in(call, problem)))) [[unlikely]] {
+    if (rc == PAPCOLL_SUCCESS)
+      rc = problem.pattern_known ? problem.report_local(call) : problem.report(call);
+    rc = refuse_without_pattern(call, comm, d, problem.code != PAPCOLL_SUCCESS, rc, watch, &own);
+    if (!own.substituted) return rc;
+  } else if (!problem.ok()) [[unlikely]] {
+    own.code = problem.report_local(call);
+    own.message = papcoll_last_error();
+    watch.stand_in(own.code, own.message.c_str());
+  }
+  if (watch.on()) observe_checked(watch, call, d, own);
   if (check_mode()) PAPCOLL_TRY(check_call(call, comm, d.descriptor(), PAPCOLL_SUCCESS));
   PAPCOLL_TRY(call.enter_monitor(comm, entry_time));
 
   // Steps 5 to 8.
   if (!d.moves_nothing()) {  // the same on every rank: no messages
     PAPCOLL_TRY(call.open_context(comm));
-    watch.attach(comm);  // the first call makes the communicator's observer (collective)
+    // The interposition library's first call makes the observer here, and publishes the call.
+    if (watch.attach(comm)) {
+      observe_checked(watch, call, d, own);
+      if (!own.ok()) watch.stand_in(own.code, own.message.c_str());
+    }
+    if (!own.ok()) [[unlikely]]
+      tell_data_readers(call, d, watch, &own);
     PAPCOLL_TRY(d.agree(call));
+    if (const ArgProblem* late = d.late_problem(); late != nullptr && !late->ok() && own.ok())
+        [[unlikely]] {
+      own.code = late->report_local(call);
+      own.message = papcoll_last_error();
+      watch.stand_in(own.code, own.message.c_str());
+      tell_data_readers(call, d, watch, &own);
+    }
     std::vector<double> arrivals;
     if (d.reads_arrivals()) PAPCOLL_TRY(call.arrivals(&arrivals));
     const Selection& sel = call.selection();
@@ -151,18 +230,22 @@ int run_collective(const char* who, Collective c, Description& d, const papcoll_
       native = choice.native;
     }
     call.note_algorithm(native ? nullptr : algo);
-    if (watch.on()) observe_ready(watch, call, d, native ? nullptr : algo, choice);
+    if (watch.on()) observe_ready(watch, call, native ? nullptr : algo, choice);
+    int ran = PAPCOLL_SUCCESS;
     if (native) {
       CollectiveCall::record_algorithm(nullptr);
-      PAPCOLL_TRY(d.run_native(call));
+      ran = d.run_native(call);
     } else {
-      PAPCOLL_TRY(run_schedule(call, d, algo, std::move(arrivals)));
+      ran = run_schedule(call, d, algo, std::move(arrivals));
     }
+    if (ran != PAPCOLL_SUCCESS) [[unlikely]]
+      return ran == PAPCOLL_ERR_MPI ? explain_mpi_failure(watch, ran) : ran;
   }
-  // A rank that took part with stand-ins: the others completed normally and cannot see this.
-  if (!problem.ok()) return problem.report_local(call);
-  if (const ArgProblem* late = d.late_problem(); late != nullptr && !late->ok())
-    return late->report_local(call);
+  // A rank that took part with stand-ins: its own error. The others: whether one of them did.
+  if (!own.ok()) [[unlikely]]
+    return own.report();
+  if (watch.peer_failed()) [[unlikely]]
+    return peer_error(call, watch);
   return PAPCOLL_SUCCESS;
 }
 

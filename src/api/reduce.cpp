@@ -58,6 +58,11 @@ class ReduceCall final : public ReductionCall {
     return true;
   }
 
+  // Only the root has a result (its own send data, copied, is not missing).
+  DataReaders data_readers(const CollectiveCall&) const override {
+    return own_data_missing_ ? DataReaders::root : DataReaders::none;
+  }
+
   int run_native(CollectiveCall& call) override {
     const int rc =
         MPI_Reduce(sendbuf_, recvbuf_, count_, datatype_, op_, root_, call.context().comm);

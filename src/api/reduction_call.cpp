@@ -1,10 +1,13 @@
 #include "api/reduction_call.hpp"
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <string>
 #include <utility>
 
 #include "executor/shared_transport.hpp"
+#include "observe/mpi_names.hpp"
 
 namespace papcoll {
 
@@ -32,15 +35,75 @@ ArgProblem ReductionCall::check_common(CollectiveCall& call) {
     pr.note(PAPCOLL_ERR_MPI, describe(s), false);
   }
   call.set_reduction_type(view_.unit.type);  // its reduction speed (gamma)
+  desc_.units = view_.units;
+  desc_.unit_type = view_.unit.type;
   return pr;
+}
+
+bool ReductionCall::substitute(CollectiveCall& call, PublishedSource& source, const ArgProblem&,
+                               std::string* why) {
+  const observe::BoardCall& c = source.found().call;
+  MPI_Datatype type = observe::type_of_index(c.type);
+  long long count = c.count;
+  if (type == MPI_DATATYPE_NULL) {  // derived: its units of one predefined type, same signature
+    type = observe::type_of_index(c.unit_type);
+    count = c.units;
+  }
+  if (type == MPI_DATATYPE_NULL) {  // a user op on a derived type runs on it: this rank's own
+    DatatypeLayout own;
+    if (datatype_ == MPI_DATATYPE_NULL || !query_layout(datatype_, &own).ok()) {
+      *why = "their datatype is derived and not of one predefined type, and this rank's is not "
+             "usable";
+      return false;
+    }
+    type = datatype_;
+    count = c.count;
+  }
+  MPI_Op op = MPI_OP_NULL;
+  if (c.op >= 0)
+    op = observe::op_of_index(c.op);
+  else if (c.op == observe::kUserOp && op_ != MPI_OP_NULL)
+    op = op_;  // the same user op, as MPI requires, unless that is this rank's mistake too
+  if (op == MPI_OP_NULL) {
+    *why = "their op is user-defined and this rank's is MPI_OP_NULL";
+    return false;
+  }
+  if (count < 0 || count > INT32_MAX) {
+    *why = "their count is out of range";
+    return false;
+  }
+  count_ = static_cast<int>(count);
+  datatype_ = type;
+  op_ = op;
+  if (call.collective() == Collective::reduce) root_ = c.root;
+  sendbuf_ = nullptr;
+  recvbuf_ = nullptr;
+  substituting_ = true;
+  // The description's own checks on the call as published: only the buffers are missing, and
+  // they become stand-ins.
+  const ArgProblem pr = check(call);
+  if (!pr.ok() && !pr.pattern_known) {
+    *why = pr.what;
+    return false;
+  }
+  if (pr.ok()) return true;  // nothing to move
+  if (!stand_in(call, pr)) {
+    *why = "no stand-in for its buffers";
+    return false;
+  }
+  return true;
 }
 
 bool ReductionCall::stand_in_elements(const void* source, void** out) {
   void* tmp = stand_in_.elements(layout_, count_);
   if (source != nullptr && source != MPI_IN_PLACE) {
     if (!copy_elements(tmp, source, count_, layout_, MPI_COMM_SELF).ok()) return false;
-  } else if (!fill_identity(tmp, count_, layout_, op_)) {
-    return false;
+  } else {
+    own_data_missing_ = true;
+    if (!fill_identity(tmp, count_, layout_, op_)) {
+      if (!substituting_) return false;
+      identity_ = false;  // zeroed by elements(); the others are told their result lacks its data
+    }
   }
   *out = tmp;
   return true;

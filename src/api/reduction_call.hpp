@@ -24,6 +24,13 @@ class ReductionCall : public CollectiveDescription {
 
   CallDescriptor descriptor() const override { return desc_; }
   bool moves_nothing() const override { return count_ == 0 || layout_.size == 0; }
+  // The published count, datatype (or its units of one predefined type), op and root; buffers
+  // of the rank's own holding the op's identity (zeros for an op without one).
+  bool substitute(CollectiveCall& call, PublishedSource& source, const ArgProblem& refusal,
+                  std::string* why) override;
+  const char* stand_in_words(const CollectiveCall&) const override {
+    return identity_ ? "the op's identity" : "zeros (the op has no identity papcoll knows)";
+  }
   bool reads_arrivals() const override { return true; }
   long long agreed_bytes() const override {
     return static_cast<long long>(view_.units) * view_.unit.size;
@@ -41,7 +48,7 @@ class ReductionCall : public CollectiveDescription {
                        GeneratorInput* in) const;
   void base_input(const CollectiveCall& call, GeneratorInput* in) const;
   // n zeroed elements to stand in for a buffer; with `source` readable, a copy of it; else the
-  // op's identity. False when the op has none.
+  // op's identity. False when the op has none (unless substituting: zeros then).
   bool stand_in_elements(const void* source, void** out);
   // The shared-memory window when the call runs over it (shared_transport.hpp): the algorithm is
   // one-version and the generator input says the transport can carry the call, which every rank
@@ -52,10 +59,13 @@ class ReductionCall : public CollectiveDescription {
 
   const void* sendbuf_;
   void* recvbuf_;
-  const int count_;
-  const MPI_Datatype datatype_;
-  const MPI_Op op_;
-  const int root_;  // -1: allreduce
+  int count_;
+  MPI_Datatype datatype_;
+  MPI_Op op_;
+  int root_;  // -1: allreduce
+  bool substituting_ = false;  // substitute(): an op without identity stands in with zeros
+  bool identity_ = true;       // the stand-in holds the op's identity
+  bool own_data_missing_ = false;  // the rank contributes a stand-in, not its send data
   DatatypeLayout layout_;
   DataView view_;
   CallDescriptor desc_;

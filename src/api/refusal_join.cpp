@@ -1,13 +1,13 @@
 #include "api/refusal_join.hpp"
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "api/call_observe.hpp"
-#include "api/stand_in.hpp"
 #include "error/error.hpp"
-#include "executor/datatype_layout.hpp"
+#include "observe/disagreement.hpp"
 #include "observe/mpi_names.hpp"
 #include "observe/refusal.hpp"
 #include "papcoll/papcoll.h"
@@ -16,137 +16,120 @@
 namespace papcoll {
 namespace {
 
-int algorithm_position(Collective c, const AlgorithmInfo* algo) {
-  if (algo == nullptr) return -1;
-  int position = 0;  // among the collective's rows, as algorithms_for(c) lists them
+std::int32_t algorithm_position(Collective c, const Selection& sel) {
+  if (sel.is_auto) return observe::kAlgorithmAuto;
+  if (sel.algo == nullptr) return observe::kAlgorithmNative;
+  std::int32_t position = 0;  // among the collective's rows, as algorithms_for(c) lists them
   for (const AlgorithmInfo& a : all_algorithms()) {
     if (a.collective != c) continue;
-    if (&a == algo) return position;
+    if (&a == sel.algo) return position;
     ++position;
   }
-  return -2;
+  return observe::kAlgorithmNative;
 }
 
-// Runs call `d` with stand-in data; "" when it ran, else why not.
-std::string join_call(MPI_Comm comm, int rank, const observe::JoinDescriptor& d) {
-  const Collective c = static_cast<Collective>(d.collective);
-  const MPI_Datatype type = observe::type_of_index(d.type);
-  if (type == MPI_DATATYPE_NULL) return "their datatype is not a predefined one";
-  std::string algorithm = "native";
-  if (d.algorithm >= 0) {
-    const std::vector<const AlgorithmInfo*> all = algorithms_for(c);
-    if (d.algorithm >= static_cast<int>(all.size())) return "their algorithm is unknown here";
-    algorithm = all[static_cast<size_t>(d.algorithm)]->name;
+// The board's source of published calls for one refused call.
+class BoardSource final : public PublishedSource {
+ public:
+  BoardSource(observe::CallWatch& watch, observe::FoundCall found)
+      : watch_(watch), found_(std::move(found)) {}
+  const observe::FoundCall& found() const override { return found_; }
+  bool call_of(int rank, observe::FoundCall* out) override {
+    return observe::published_call(*watch_.observer(), watch_.seq(), rank, out);
   }
-  papcoll_options o;
-  papcoll_options_init(&o);
-  o.algorithm = algorithm.c_str();
-  o.blocks = d.blocks;
-  o.alpha = d.alpha;
-  o.beta = d.beta;
-  o.gamma = d.gamma;
-  DatatypeLayout layout;
-  if (!query_layout(type, &layout).ok()) return "their datatype cannot be queried";
-  if (d.count < 0 || d.count > INT32_MAX) return "their count is out of range";
-  const int count = static_cast<int>(d.count);
-  StandInBuffer mem;
-  void* buf = mem.elements(layout, d.count);  // zeros
-  const MPI_Op op = observe::op_of_index(d.op);
-  if ((c == Collective::allreduce || c == Collective::reduce) &&
-      !fill_identity(buf, d.count, layout, op))
-    return std::string("the op ") + observe::op_name(d.op) + " has no identity papcoll knows";
-  const observe::Unobserved quiet;  // the refused call is the one already numbered
-  int rc = PAPCOLL_ERR_INTERNAL;
-  switch (c) {
-    case Collective::allreduce:
-      rc = papcoll_allreduce(MPI_IN_PLACE, buf, count, type, op, comm, &o);
-      break;
-    case Collective::reduce:
-      rc = rank == d.root
-               ? papcoll_reduce(MPI_IN_PLACE, buf, count, type, op, d.root, comm, &o)
-               : papcoll_reduce(buf, nullptr, count, type, op, d.root, comm, &o);
-      break;
-    case Collective::bcast:
-      rc = papcoll_bcast(buf, count, type, d.root, comm, &o);
-      break;
-    default:
-      return "it is not an allreduce, reduce or bcast";
+  bool calls(std::vector<observe::BoardCall>* out) override {
+    return observe::published_calls(*watch_.observer(), watch_.seq(), out);
   }
-  if (rc != PAPCOLL_SUCCESS) {
-    mem.abandon();  // a receive may still be posted into it
-    return papcoll_last_error();
-  }
-  return "";
+
+ private:
+  observe::CallWatch& watch_;
+  observe::FoundCall found_;
+};
+
+// "<who>: " taken off a recorded message.
+std::string without_who(const CollectiveCall& call, const std::string& message) {
+  const std::string prefix = std::string(call.who()) + ": ";
+  return message.compare(0, prefix.size(), prefix) == 0 ? message.substr(prefix.size()) : message;
 }
 
-const char* stand_in_words(Collective c, int rank, int root) {
-  switch (c) {
-    case Collective::allreduce: return "the op's identity";
-    case Collective::reduce: return rank == root ? "the op's identity (the result dropped)"
-                                                 : "the op's identity";
-    case Collective::bcast: return rank == root ? "zeros" : "a scratch buffer";
-    default: return "stand-in data";
-  }
+std::string rank_words(const observe::BoardSlot& s, int rank) {
+  std::string out = "rank " + std::to_string(rank);
+  if (s.world_rank != rank) out += " (world rank " + std::to_string(s.world_rank) + ")";
+  return out;
 }
 
 }  // namespace
 
-bool joinable_call(const CollectiveCall& call) {
-  const Collective c = call.collective();
-  if (c != Collective::allreduce && c != Collective::reduce && c != Collective::bcast)
-    return false;
+std::uint32_t published_flags(const CollectiveCall& call, bool reads_arrivals) {
   const papcoll_options& o = call.options();
+  std::uint32_t f = 0;
+  if (o.monitor != nullptr) f |= observe::kCallMonitor;
   const Selection& sel = call.selection();
-  const bool reads_arrivals = sel.is_auto || (sel.algo != nullptr && sel.algo->uses_arrivals);
-  return o.monitor == nullptr && !(o.arrivals != nullptr && !o.arrivals_agreed && reads_arrivals);
+  const bool arrivals_read =
+      reads_arrivals && (sel.is_auto || (sel.algo != nullptr && sel.algo->uses_arrivals));
+  if (arrivals_read && o.arrivals != nullptr) {
+    f |= observe::kCallArrivals;
+    if (o.arrivals_agreed) f |= observe::kCallArrivalsAgreed;
+  }
+  return f;
 }
 
-observe::JoinInputs join_inputs(const CollectiveCall& call, const CallDescriptor& cd,
-                                const AlgorithmInfo* algo) {
-  observe::JoinInputs in;
-  in.collective = static_cast<int>(call.collective());
-  in.count = cd.count;
-  in.type = cd.type;
-  in.has_op = cd.has_op;
-  if (cd.has_op) in.op = cd.op;
-  in.root = cd.root;
-  in.algorithm = algo;
-  in.joinable_call = joinable_call(call);
+observe::BoardCall board_call(const CollectiveCall& call, const CallDescriptor& cd,
+                              std::uint32_t flags, const double* arrivals,
+                              const long long* portions) {
+  observe::BoardCall b{};
+  b.collective = static_cast<int>(call.collective());
+  b.flags = flags;
+  b.count = cd.count;
+  b.units = cd.units;
+  b.type = cd.type != MPI_DATATYPE_NULL ? observe::type_index(cd.type) : -1;
+  b.unit_type = cd.unit_type != MPI_DATATYPE_NULL ? observe::type_index(cd.unit_type) : -1;
+  b.op = -1;
+  if (cd.has_op) {
+    b.op = observe::op_index(cd.op);
+    if (b.op < 0) b.op = observe::kUserOp;
+  }
+  b.root = cd.root;
+  b.algorithm = algorithm_position(call.collective(), call.selection());
   const papcoll_options& o = call.options();
-  in.blocks = o.blocks;
-  in.alpha = o.alpha;
-  in.beta = o.beta;
-  in.gamma = o.gamma;
-  return in;
+  b.blocks = o.blocks;
+  b.alpha = o.alpha;
+  b.beta = o.beta;
+  b.gamma = o.gamma;
+  const size_t p = static_cast<size_t>(call.p());
+  b.arrivals_hash = arrivals != nullptr ? observe::bytes_hash(arrivals, p * sizeof(double)) : 0;
+  b.portions_hash = portions != nullptr ? observe::bytes_hash(portions, p * sizeof(long long)) : 0;
+  return b;
 }
 
-observe::JoinDescriptor join_descriptor(const CollectiveCall& call, const CallDescriptor& cd,
-                                        const AlgorithmInfo* algo) {
-  observe::JoinDescriptor j;
-  j.seq = 0;
-  j.collective = static_cast<int>(call.collective());
-  j.count = cd.count;
-  j.type = observe::type_index(cd.type);
-  j.op = cd.has_op ? observe::op_index(cd.op) : -1;
-  j.root = cd.root;
-  j.algorithm = algorithm_position(call.collective(), algo);
-  const papcoll_options& o = call.options();
-  j.blocks = o.blocks;
-  j.refused = 0;
-  j.alpha = o.alpha;
-  j.beta = o.beta;
-  j.gamma = o.gamma;
-  j.joinable = j.type >= 0 && (!cd.has_op || j.op >= 0) && j.algorithm >= -1 &&
-                       (algo == nullptr || !algo->uses_arrivals) && joinable_call(call)
-                   ? 1
-                   : 0;
-  return j;
+void publish_call(observe::CallWatch& w, const CollectiveCall& call, const CallDescriptor& cd,
+                  bool reads_arrivals, bool stand_in) {
+  std::uint32_t flags = published_flags(call, reads_arrivals);
+  if (stand_in) flags |= observe::kCallStandIn;
+  const double* arrivals =
+      (flags & observe::kCallArrivalsAgreed) ? call.options().arrivals : nullptr;
+  const long long* portions = cd.portions;
+  if (portions != nullptr) flags |= observe::kCallPortions;
+  observe::CommObserver& o = *w.observer();
+  if (arrivals != nullptr || portions != nullptr) {
+    w.publish(board_call(call, cd, flags, arrivals, portions), arrivals, portions);
+    return;
+  }
+  // A call like the previous one on the communicator (a loop) publishes the same fields without
+  // rebuilding them: the board then extends its run with one store.
+  const observe::PublishInputs in = publish_inputs(call, cd, flags);
+  if (!o.publish_memo_valid || !in.same(o.publish_inputs)) {
+    o.published = board_call(call, cd, flags, nullptr, nullptr);
+    o.publish_inputs = in;
+    o.publish_memo_valid = true;
+    w.publish(o.published);  // compared with the latest run's fields: it may still extend it
+    return;
+  }
+  w.publish_same(o.published);
 }
 
-observe::AutoReason auto_reason(const CollectiveCall& call, const AutoChoice& choice,
-                                bool native) {
+observe::AutoReason auto_reason(const CollectiveCall& call, const AutoChoice& choice) {
   using observe::AutoReason;
-  (void)native;
   if (!call.selection().is_auto) return AutoReason::named;
   switch (choice.why) {
     case AutoWhy::rule: return AutoReason::rule;
@@ -158,33 +141,91 @@ observe::AutoReason auto_reason(const CollectiveCall& call, const AutoChoice& ch
   return AutoReason::rule;
 }
 
-int settle_on_board(MPI_Comm comm, int rank, int code, observe::CallWatch& watch) {
+int settle_on_board(CollectiveCall& call, CollectiveDescription& d, int code,
+                    observe::CallWatch& watch, OwnError* own) {
   const std::string message = papcoll_last_error();
   const bool local = last_error_is_local();
   watch.refused(code, message.c_str());
-  observe::JoinDescriptor d{};
-  switch (observe::settle_refusal(*watch.observer(), watch.seq(), &d)) {
-    case observe::Settled::alone:
-    case observe::Settled::all_refused:
-      return local ? fail_local(code, message) : fail(code, message);
-    case observe::Settled::join: {
-      const Collective c = static_cast<Collective>(d.collective);
-      const std::string why_not = join_call(comm, rank, d);
-      if (why_not.empty())
-        return fail_local(code, message + " (this rank took part in the other ranks' " +
-                                    collective_name(c) + " with " +
-                                    stand_in_words(c, rank, d.root) + ")");
-      return fail_local(code, message + " (this rank could not take part in the other ranks' " +
-                                  collective_name(c) + ": " + why_not + "; they may wait for it)");
-    }
-    case observe::Settled::not_joinable:
-      return fail_local(code, message + " (the other ranks are in a call this rank cannot run "
-                                        "without its arguments; they wait for it, and "
-                                        "PAPCOLL_TIMEOUT names this refusal)");
-    case observe::Settled::went_on:
-      return fail_local(code, message + " (the other ranks' call moved no data)");
-  }
+  observe::FoundCall found;
+  const observe::Settled settled = observe::settle_refusal(*watch.observer(), watch.seq(), &found);
+  if (settled == observe::Settled::alone || settled == observe::Settled::all_refused)
+    return local ? fail_local(code, message) : fail(code, message);
+  if (settled == observe::Settled::went_on)
+    return fail_local(code, message + " (the other ranks are past this call: their results do "
+                                      "not depend on this rank)");
+  const Collective theirs = static_cast<Collective>(found.call.collective);
+  const std::string name = collective_name(call.collective());
+  if (theirs != call.collective())
+    return fail_local(code, message + " (rank " + std::to_string(found.rank) + " is in " +
+                                collective_name(theirs) + ", not " + name +
+                                ": the other ranks may wait for this rank)");
+  ArgProblem refusal;
+  refusal.note(code, without_who(call, message), false);
+  std::string why;
+  BoardSource source(watch, found);
+  if (!call.adopt_options(found.call, found.arrays, &why) ||
+      !d.substitute(call, source, refusal, &why))
+    return fail_local(code, message + " (this rank cannot take part in the other ranks' " + name +
+                                ": " + why + "; they may wait for it, and the watchdog names "
+                                             "this refusal)");
+  own->code = code;
+  own->local = true;
+  own->substituted = true;
+  own->message = message + " (this rank took part in the other ranks' " + name + " with " +
+                 d.stand_in_words(call) + ")";
   return code;
+}
+
+int explain_mpi_failure(observe::CallWatch& watch, int code) {
+  if (!watch.has_board()) return code;
+  const std::string message = papcoll_last_error();
+  const bool local = last_error_is_local();
+  observe::CommObserver& o = *watch.observer();
+  std::vector<observe::BoardCall> calls(static_cast<size_t>(o.size));
+  std::vector<const observe::BoardCall*> published(static_cast<size_t>(o.size), nullptr);
+  for (int q = 0; q < o.size; ++q) {
+    observe::BoardSlot s;
+    observe::BoardCall& c = calls[static_cast<size_t>(q)];
+    if (o.board.read(q, &s) && observe::Board::call(s, watch.seq(), &c) &&
+        (c.flags & observe::kCallRefused) == 0)
+      published[static_cast<size_t>(q)] = &c;
+  }
+  const std::string what = observe::disagreement(published);
+  if (what.empty()) return code;
+  const std::string m = message + " (the ranks' calls differ: " + what + ")";
+  return local ? fail_local(code, m) : fail(code, m);
+}
+
+int peer_error(const CollectiveCall& call, observe::CallWatch& watch) {
+  observe::CommObserver& o = *watch.observer();
+  const std::uint64_t seq = watch.seq();
+  std::vector<std::string> erred;
+  for (int q = 0; q < o.size; ++q) {
+    if (q == o.rank) continue;
+    observe::BoardSlot s;
+    observe::BoardCall c;
+    if (!o.board.read(q, &s)) continue;
+    // Its call says it refused or took part with stand-ins, or it recorded a problem with this
+    // call after publishing it (scatterv/gatherv: its portion against the root's bytes).
+    const observe::BoardProblem* pr = observe::Board::problem(s, seq);
+    const bool flagged = observe::Board::call(s, seq, &c) &&
+                         (c.flags & (observe::kCallRefused | observe::kCallStandIn)) != 0;
+    if (!flagged && pr == nullptr) continue;
+    std::string why = "no reason on the board";
+    if (pr != nullptr)
+      why = without_who(call, std::string(pr->message, strnlen(pr->message, sizeof pr->message)));
+    erred.push_back(rank_words(s, q) + " (" + why + ")");
+  }
+  if (erred.empty()) return PAPCOLL_SUCCESS;  // the word was raised for a later call
+  std::string m = std::string(call.who()) + ": ";
+  for (size_t i = 0; i < erred.size(); ++i)
+    m += (i == 0 ? "" : i + 1 == erred.size() ? " and " : ", ") + erred[i];
+  m += erred.size() == 1 ? " erred in this call and took part with stand-in data, so this "
+                           "rank's result lacks its data (docs/errors.md)"
+                         : " erred in this call and took part with stand-in data, so this "
+                           "rank's result lacks their data (docs/errors.md)";
+  // Not handed to the MPI library by the interposition library: the call did run.
+  return fail_local(PAPCOLL_ERR_PEER, std::move(m));
 }
 
 }  // namespace papcoll

@@ -15,6 +15,7 @@
 // error afterwards. With "native" (no broadcast), a NULL buffer is a problem taken part in with
 // stand-ins (collective_driver.hpp); any other is refused without the pattern.
 #include <algorithm>
+#include <climits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,6 +25,7 @@
 #include "api/schedule_source.hpp"
 #include "api/stand_in.hpp"
 #include "executor/executor_scatter_gather.hpp"
+#include "observe/mpi_names.hpp"
 
 namespace papcoll {
 namespace {
@@ -65,6 +67,11 @@ class ScatterGatherCall final : public CollectiveDescription {
     } else {
       own_problem_ = check_own_portion(call, own_args_, &own_.layout);
     }
+    // The board's: the own portion's bytes; the root's every portion's.
+    desc_.units = own_problem_.ok() && own_args_.buf != MPI_IN_PLACE
+                      ? static_cast<long long>(own_args_.count) * own_.layout.size
+                      : -1;
+    desc_.portions = is_root_ && root_problem_.ok() ? bytes_.data() : nullptr;
     if (native_) return is_root_ ? root_problem_ : own_problem_;
     // A tree: the root's problem goes to every rank in its broadcast (agree); another rank's
     // own problem is taken part in (it relays) and returned at the end.
@@ -76,16 +83,111 @@ class ScatterGatherCall final : public CollectiveDescription {
   bool stand_in(CollectiveCall&, const ArgProblem& problem) override {
     if (!native_) {
       own_.usable = false;  // relays only; writes nothing into its buffer
+      own_data_missing_ = dir_ == Direction::gather;  // gatherv: zeros for its portion
       return true;
     }
     // "native": a NULL buffer is replaced by zeroed memory, and so is the root's receiving side
     // when its buffers overlap (it still sends from its own).
     if (!problem.pattern_known) return false;
-    if (is_root_ && (all_args_.buf == nullptr || (aliased_ && dir_ == Direction::gather)))
+    if (is_root_ && (all_args_.buf == nullptr || (aliased_ && dir_ == Direction::gather))) {
       all_args_.buf = stand_in_all_.elements(all_.layout, span(all_args_));
-    if (!in_place_ && (own_args_.buf == nullptr || (aliased_ && dir_ == Direction::scatter)))
+      own_data_missing_ = own_data_missing_ || dir_ == Direction::scatter;
+    }
+    if (!in_place_ && (own_args_.buf == nullptr || (aliased_ && dir_ == Direction::scatter))) {
       own_args_.buf = stand_in_own_.elements(own_.layout, own_args_.count);
+      own_data_missing_ = own_data_missing_ || dir_ == Direction::gather;
+    }
     return true;
+  }
+
+  // With a tree, only the root as published: the root sends this rank's refusal in its broadcast
+  // (every rank returns it), another rank relays the others' portions and keeps nothing. With
+  // "native", MPI_BYTE portions from the board: the root's every portion (another rank's own),
+  // the root's its own from every other rank's published portion, buffers zeroed memory.
+  bool substitute(CollectiveCall& call, PublishedSource& source, const ArgProblem& refusal,
+                  std::string* why) override {
+    const int p = call.p();
+    root_ = source.found().call.root;
+    if (root_ < 0 || root_ >= p) {
+      *why = "their root is out of range";
+      return false;
+    }
+    rank_ = call.rank();
+    is_root_ = rank_ == root_;
+    desc_.root = root_;
+    native_ = call.selection().algo == nullptr && !call.selection().is_auto;
+    if (!native_) {
+      if (is_root_) {
+        root_problem_ = refusal;  // every rank returns it: nobody's result holds stand-ins
+        bytes_.assign(static_cast<size_t>(p), 0);
+      } else {
+        own_problem_ = refusal;
+        own_problem_.pattern_known = true;
+        own_data_missing_ = dir_ == Direction::gather;
+      }
+      own_.usable = false;
+      return true;
+    }
+    own_args_.buf = nullptr;
+    own_args_.type = MPI_BYTE;
+    own_args_.count = 0;
+    all_args_.buf = nullptr;
+    if (is_root_) {
+      std::vector<observe::BoardCall> all;
+      if (!source.calls(&all)) {
+        *why = "a rank's portion is not on the board";
+        return false;
+      }
+      sub_counts_.assign(static_cast<size_t>(p), 0);
+      sub_displs_.assign(static_cast<size_t>(p), 0);
+      long long at = 0;
+      for (int q = 0; q < p; ++q) {
+        const long long b = q == rank_ ? 0 : all[static_cast<size_t>(q)].units;
+        if (b < 0 || at + b > INT_MAX) {
+          *why = "rank " + std::to_string(q) + "'s portion is not usable";
+          return false;
+        }
+        sub_counts_[static_cast<size_t>(q)] = static_cast<int>(b);
+        sub_displs_[static_cast<size_t>(q)] = static_cast<int>(at);
+        at += b;
+      }
+      all_args_.counts = sub_counts_.data();
+      all_args_.displs = sub_displs_.data();
+      all_args_.type = MPI_BYTE;
+    } else {
+      observe::FoundCall root_call;
+      if (!source.call_of(root_, &root_call) ||
+          static_cast<int>(root_call.arrays.portions.size()) != p) {
+        *why = "the root's portions are not on the board";
+        return false;
+      }
+      const long long b = root_call.arrays.portions[static_cast<size_t>(rank_)];
+      if (b < 0 || b > INT_MAX) {
+        *why = "its portion is out of range";
+        return false;
+      }
+      own_args_.count = static_cast<int>(b);
+    }
+    in_place_ = false;
+    aliased_ = false;
+    root_problem_ = own_problem_ = ArgProblem{};
+    const ArgProblem pr = check(call);
+    if (!pr.ok() && !pr.pattern_known) {
+      *why = pr.what;
+      return false;
+    }
+    return pr.ok() || stand_in(call, pr);
+  }
+  // Scatterv: a root's portions are every rank's result; gatherv: every portion is the root's.
+  DataReaders data_readers(const CollectiveCall&) const override {
+    if (!own_data_missing_) return DataReaders::none;
+    if (dir_ == Direction::scatter) return is_root_ ? DataReaders::all : DataReaders::none;
+    return is_root_ ? DataReaders::none : DataReaders::root;
+  }
+  const char* stand_in_words(const CollectiveCall&) const override {
+    if (dir_ == Direction::scatter)
+      return is_root_ ? "zeros for every portion" : "a scratch buffer";
+    return is_root_ ? "a scratch buffer" : "zeros for its portion";
   }
 
   CallDescriptor descriptor() const override { return desc_; }
@@ -100,6 +202,7 @@ class ScatterGatherCall final : public CollectiveDescription {
           "the root's " + std::string(all_args_.counts_name) + "[" + std::to_string(rank_) +
               "] * size(" + all_args_.type_name + ")");
       own_.usable = own_problem_.ok();
+      if (!own_.usable && dir_ == Direction::gather) own_data_missing_ = true;
     }
     return PAPCOLL_SUCCESS;
   }
@@ -166,7 +269,9 @@ class ScatterGatherCall final : public CollectiveDescription {
   const Direction dir_;
   PortionsArgs all_args_;
   OwnArgs own_args_;
-  const int root_;
+  int root_;
+  std::vector<int> sub_counts_, sub_displs_;  // substitute(): the root's portions as bytes
+  bool own_data_missing_ = false;  // its data (scatterv: the root's portions) is a stand-in
   int rank_ = 0;
   bool is_root_ = false, in_place_ = false, native_ = false, aliased_ = false;
   RootPortions all_;

@@ -63,12 +63,9 @@ int generate_checked(CommContext& ctx, const AlgorithmInfo& algo, const Generato
 int obtain_schedule(CommContext& ctx, const AlgorithmInfo& algo, const GeneratorInput& in,
                     const char* caller, std::shared_ptr<const RankSchedule>* out) {
   std::string key = schedule_key(algo.collective, &algo, in);
-  if (const ScheduleCache::Entry* hit = ctx.schedules.find(key)) {
-    *out = hit->schedule;
-    return PAPCOLL_SUCCESS;
-  }
+  if (ctx.schedules.find(key, out)) return PAPCOLL_SUCCESS;
   if (int rc = generate_checked(ctx, algo, in, caller, out); rc != PAPCOLL_SUCCESS) return rc;
-  ctx.schedules.insert(std::move(key), {*out, nullptr, in.link_model});
+  ctx.schedules.offer(std::move(key), {*out, nullptr, in.link_model});
   return PAPCOLL_SUCCESS;
 }
 
@@ -76,16 +73,15 @@ int obtain_sg_schedule(CommContext& ctx, Collective c, const AlgorithmInfo* algo
                        const GeneratorInput& in, const char* caller,
                        std::shared_ptr<const RankSchedule>* out, const AlgorithmInfo** used) {
   std::string key = schedule_key(c, algo, in);
-  if (const ScheduleCache::Entry* hit = ctx.schedules.find(key)) {
-    *out = hit->schedule;
-    *used = algo != nullptr ? algo : hit->chosen;
+  if (const AlgorithmInfo* chosen = nullptr; ctx.schedules.find(key, out, &chosen)) {
+    *used = algo != nullptr ? algo : chosen;
     return PAPCOLL_SUCCESS;
   }
   *used = algo != nullptr ? algo : choose_sg_tree(c, in).algorithm;
   if (*used == nullptr)
     return fail(PAPCOLL_ERR_INTERNAL, std::string(caller) + ": no tree algorithm registered");
   if (int rc = generate_checked(ctx, **used, in, caller, out); rc != PAPCOLL_SUCCESS) return rc;
-  ctx.schedules.insert(std::move(key), {*out, *used, in.link_model});
+  ctx.schedules.offer(std::move(key), {*out, *used, in.link_model});
   return PAPCOLL_SUCCESS;
 }
 

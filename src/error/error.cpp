@@ -37,6 +37,7 @@ extern "C" const char* papcoll_error_string(int code) {
     case PAPCOLL_ERR_INTERNAL: return "internal error";
     case PAPCOLL_ERR_THREAD: return "MPI_THREAD_MULTIPLE needed but not provided";
     case PAPCOLL_ERR_MODEL: return "invalid link model";
+    case PAPCOLL_ERR_PEER: return "another rank erred in this call";
   }
   return "unknown error code";
 }

@@ -354,8 +354,17 @@ long long quick_known_bcast(int count, MPI_Datatype type, MPI_Comm comm) {
   return bytes >= 0 && quick_known_bcast_bytes(bytes, comm) ? bytes : -1;
 }
 
+// The MPI error class a papcoll error becomes under the MPI signature: an argument papcoll
+// refused on this rank, or anything else (another rank's error, PAPCOLL_ERR_PEER; a failure
+// after papcoll started communicating).
 int mpi_error_class(int papcoll_code) {
-  return papcoll_code == PAPCOLL_ERR_ARG ? MPI_ERR_ARG : MPI_ERR_OTHER;
+  switch (papcoll_code) {
+    case PAPCOLL_ERR_ARG:
+    case PAPCOLL_ERR_ALGORITHM:
+    case PAPCOLL_ERR_ARRIVALS: return MPI_ERR_ARG;
+    case PAPCOLL_ERR_OP: return MPI_ERR_OP;
+    default: return MPI_ERR_OTHER;
+  }
 }
 
 template <typename RunPapcoll, typename RunNative>
@@ -409,7 +418,11 @@ int dispatch(const CallInfo& info, RunPapcoll run_papcoll, RunNative run_native)
     }
     opt.model_file = config().model_file.c_str();
   }
-  const int rc = run_papcoll(&opt);
+  int rc = PAPCOLL_SUCCESS;
+  {
+    const observe::OnBehalfOfMpi on_behalf;  // refusals go to MPI's checks, not the board
+    rc = run_papcoll(&opt);
+  }
   if (rc == PAPCOLL_SUCCESS) {
     const std::string ran = papcoll_last_algorithm();
     if (bcast_state != nullptr && ran == "native") {

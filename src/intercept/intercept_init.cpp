@@ -21,7 +21,9 @@ bool env_equal(const char* a, const char* b) {
 }
 
 bool watchdog_needs_multiple() {
-  if (!papcoll::observe::config().watchdog()) return false;
+  // Only when PAPCOLL_TIMEOUT is set: the default timeout never changes the program's thread level
+  // (without MPI_THREAD_MULTIPLE the line then says the other nodes' slots are not readable).
+  if (!papcoll::observe::config().timeout_given) return false;
   const bool one_node = env_equal("OMPI_COMM_WORLD_LOCAL_SIZE", "OMPI_COMM_WORLD_SIZE") ||
                         env_equal("MPI_LOCALNRANKS", "PMI_SIZE");
   return !one_node || !papcoll::observe::config().board_shared;

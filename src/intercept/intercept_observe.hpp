@@ -36,13 +36,32 @@ inline observe::ThreadCache& observe_cache() {
   return *c;
 }
 
+// The board's record of a call handed to the MPI library (what the watchdog compares with the
+// calls of ranks that went through papcoll: an algorithm named on one rank only, say).
+inline observe::BoardCall native_call(int collective, int root) {
+  observe::BoardCall c{};
+  c.collective = collective;
+  c.flags = observe::kCallMpiOnly;
+  c.units = c.count = -1;
+  c.type = c.unit_type = c.op = -1;
+  c.root = root;
+  c.algorithm = observe::kAlgorithmNative;
+  return c;
+}
+
+[[gnu::noinline]] inline void publish_native(observe::CommObserver& o, std::uint64_t seq,
+                                             int collective, int root) {
+  if (!o.board.extend_mpi_call(seq, collective, root))
+    o.board.publish(seq, native_call(collective, root), nullptr, nullptr);
+}
+
 // `agreed_bytes`: what every rank passes alike (-1: not known), `root` (-1: none).
 template <typename RunNative>
 int observed_native(Operation op, MPI_Comm comm, long long agreed_bytes, int root,
                     RunNative run_native) {
   if (!g_observing) return run_native();
   observe::ThreadCache& cache = observe_cache();
-  if (cache.joining != 0) return run_native();  // an Unobserved scope
+  if (cache.unobserved != 0) return run_native();  // an Unobserved scope
   const int collective = static_cast<int>(op);
   const observe::CallKey key{collective, agreed_bytes, root};
   // The steady state of a loop (docs/report-format.md "Cost"): the observer exists and the report,
@@ -60,7 +79,12 @@ int observed_native(Operation op, MPI_Comm comm, long long agreed_bytes, int roo
       const std::uint64_t seq = ++obs->seq;
       ++obs->quick.count;
       observe::BoardSlot* const slot = obs->slot;
-      if (slot != nullptr) observe::Board::enter(slot, seq, NAN, collective);
+      if (slot != nullptr) {
+        observe::Board::enter(slot, seq, NAN, collective);
+        // The loop's call, published by its first call.
+        if (!obs->board.extend_mpi_call(seq, collective, root)) [[unlikely]]
+          publish_native(*obs, seq, collective, root);
+      }
       const int rc = run_native();
       if (slot != nullptr) observe::Board::leave(slot, seq);
       if (obs->warned_seq.load(std::memory_order_relaxed) == seq) [[unlikely]]
@@ -81,7 +105,10 @@ int observed_native(Operation op, MPI_Comm comm, long long agreed_bytes, int roo
     if (repeat == Repeat::counted) {
       const std::uint64_t seq = ++obs->seq;
       const bool board = obs->board.is_open();
-      if (board) obs->board.enter(seq, NAN, collective);
+      if (board) {
+        obs->board.enter(seq, NAN, collective);
+        publish_native(*obs, seq, collective, root);
+      }
       const int rc = run_native();
       if (board) obs->board.leave(seq);
       if (obs->warned_seq.load(std::memory_order_relaxed) == seq) [[unlikely]]
@@ -98,7 +125,10 @@ int observed_native(Operation op, MPI_Comm comm, long long agreed_bytes, int roo
       const std::uint64_t seq = ++obs->seq;
       const double entry = prediction::steady_seconds();
       const bool board = obs->board.is_open();
-      if (board) obs->board.enter(seq, entry, collective);
+      if (board) {
+        obs->board.enter(seq, entry, collective);
+        publish_native(*obs, seq, collective, root);
+      }
       const int rc = run_native();
       const double seconds = prediction::steady_seconds() - entry;
       if (board) obs->board.leave(seq);
@@ -121,6 +151,7 @@ int observed_native(Operation op, MPI_Comm comm, long long agreed_bytes, int roo
   }
   watch.attach(comm);  // the first call on the communicator makes its observer (collective)
   watch.set_key(key.bytes, root);
+  watch.publish(native_call(collective, root));
   watch.read_entry();
   watch.ran(kNativeName, observe::AutoReason::named, NAN);
   return run_native();

@@ -1,20 +1,34 @@
 #include "observe/call_board.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <thread>
 
 namespace papcoll::observe {
 
+std::uint64_t bytes_hash(const void* data, size_t bytes) {
+  if (bytes == 0) return 0;
+  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a
+  const auto* b = static_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < bytes; ++i) {
+    h ^= b[i];
+    h *= 1099511628211ULL;
+  }
+  return h == 0 ? 1 : h;
+}
+
 MpiStatus Board::open(MPI_Comm comm, bool shared) {
   PAPCOLL_MPI_TRY(PMPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
   PAPCOLL_MPI_TRY(PMPI_Comm_size(comm, &size_), "MPI_Comm_size");
-  const MPI_Aint bytes = sizeof(BoardSlot);
+  segment_ = static_cast<MPI_Aint>(sizeof(BoardSlot) + sizeof(BoardExtension) +
+                                   (sizeof(double) + sizeof(long long)) *
+                                       static_cast<size_t>(size_));
   void* base = nullptr;
   shared_ = shared;
   if (shared) {
     PAPCOLL_MPI_TRY(
-        PMPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, comm, &base, &win_),
+        PMPI_Win_allocate_shared(segment_, 1, MPI_INFO_NULL, comm, &base, &win_),
         "MPI_Win_allocate_shared");
     slots_.assign(static_cast<size_t>(size_), nullptr);
     for (int r = 0; r < size_; ++r) {
@@ -22,10 +36,10 @@ MpiStatus Board::open(MPI_Comm comm, bool shared) {
       int unit = 0;
       void* p = nullptr;
       PAPCOLL_MPI_TRY(PMPI_Win_shared_query(win_, r, &size, &unit, &p), "MPI_Win_shared_query");
-      slots_[static_cast<size_t>(r)] = static_cast<BoardSlot*>(p);
+      slots_[static_cast<size_t>(r)] = static_cast<char*>(p);
     }
   } else {
-    PAPCOLL_MPI_TRY(PMPI_Win_allocate(bytes, 1, MPI_INFO_NULL, comm, &base, &win_),
+    PAPCOLL_MPI_TRY(PMPI_Win_allocate(segment_, 1, MPI_INFO_NULL, comm, &base, &win_),
                     "MPI_Win_allocate");
     PAPCOLL_MPI_TRY(PMPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
   }
@@ -34,14 +48,15 @@ MpiStatus Board::open(MPI_Comm comm, bool shared) {
   // Atomic stores need aligned words; every rank checks its own slot, and the ranks agree.
   int aligned = reinterpret_cast<std::uintptr_t>(own_) % alignof(std::uint64_t) == 0 ? 1 : 0;
   if (aligned) {
-    std::memset(static_cast<void*>(own_), 0, sizeof(BoardSlot));
+    std::memset(static_cast<void*>(own_), 0, static_cast<size_t>(segment_));
     int world = 0, len = 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &world);
     own_->world_rank = world;
     char host[MPI_MAX_PROCESSOR_NAME] = {0};
     if (PMPI_Get_processor_name(host, &len) == MPI_SUCCESS)
       std::strncat(own_->host, host, sizeof own_->host - 1);
-    for (JoinDescriptor& d : own_->desc) d.seq = d.last = kWriting;
+    for (BoardCall& c : own_->calls) c.seq = c.last = kWriting;
+    own_extension()->seq = own_extension()->last = kWriting;
   }
   // Every slot is initialised before anyone may read it.
   int all = 0;
@@ -67,42 +82,142 @@ void Board::close() {
   slots_.clear();
 }
 
-void Board::refuse(std::uint64_t seq, int code, const char* message) {
-  own_->refusal_code = code;
-  own_->refusal[0] = '\0';
-  std::strncat(own_->refusal, message, sizeof own_->refusal - 1);
-  std::atomic_ref<std::uint64_t>(own_->refusal_seq).store(seq, std::memory_order_release);
-  // In the descriptor ring too: a rank that refused and moved on still shows it.
-  JoinDescriptor d{};
-  d.refused = 1;
-  d.type = d.op = d.root = d.algorithm = -1;
-  ready(seq, d);
+void Board::write_extension(std::uint64_t seq, const double* arrivals,
+                            const long long* portions) {
+  BoardExtension* ext = own_extension();
+  std::atomic_ref<std::uint64_t>(ext->seq).store(kWriting, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  char* arrays = reinterpret_cast<char*>(ext) + sizeof(BoardExtension);
+  const size_t n = static_cast<size_t>(size_);
+  ext->arrivals = arrivals != nullptr ? size_ : 0;
+  ext->portions = portions != nullptr ? size_ : 0;
+  if (arrivals != nullptr) std::memcpy(arrays, arrivals, n * sizeof(double));
+  if (portions != nullptr) std::memcpy(arrays + n * sizeof(double), portions, n * sizeof(long long));
+  ext->last = seq;
+  std::atomic_ref<std::uint64_t>(ext->seq).store(seq, std::memory_order_release);
+}
+
+void Board::publish(std::uint64_t seq, const BoardCall& c, const double* arrivals,
+                    const long long* portions) {
+  current_source_ = nullptr;
+  BoardCall& cur = own_->calls[current_];
+  const bool with_arrays = arrivals != nullptr || portions != nullptr;
+  if (cur.last + 1 == seq && cur.seq != kWriting &&
+      std::memcmp(fields(&cur), fields(&c), kFieldBytes) == 0 &&
+      (!with_arrays || extension_current_)) {
+    // The extension's run first: a reader that finds the call extended finds its arrays too.
+    if (with_arrays)
+      std::atomic_ref<std::uint64_t>(own_extension()->last).store(seq, std::memory_order_release);
+    std::atomic_ref<std::uint64_t>(cur.last).store(seq, std::memory_order_release);
+  } else {
+    if (with_arrays) write_extension(seq, arrivals, portions);
+    extension_current_ = with_arrays;
+    current_ = (current_ + 1) % kCallRing;
+    BoardCall& slot = own_->calls[current_];
+    std::atomic_ref<std::uint64_t>(slot.seq).store(kWriting, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
+    std::memcpy(fields(&slot), fields(&c), kFieldBytes);
+    slot.last = seq;
+    std::atomic_ref<std::uint64_t>(slot.seq).store(seq, std::memory_order_release);
+  }
+  store_word(pack_word(seq, CallState::ready));
+}
+
+void Board::note_problem(std::uint64_t seq, int code, const char* message) {
+  BoardProblem& p = own_->problems[seq % kProblemRing];
+  std::atomic_ref<std::uint64_t>(p.seq).store(kWriting, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  p.code = code;
+  p.message[0] = '\0';
+  std::strncat(p.message, message, sizeof p.message - 1);
+  std::atomic_ref<std::uint64_t>(p.seq).store(seq, std::memory_order_release);
+}
+
+void Board::refuse(std::uint64_t seq, int collective, int code, const char* message) {
+  note_problem(seq, code, message);
+  // In the ring of calls too: a rank that refused and moved on still shows it.
+  BoardCall c{};
+  c.collective = collective;
+  c.flags = kCallRefused;
+  c.type = c.unit_type = c.op = c.root = -1;
+  c.algorithm = kAlgorithmNative;
+  publish(seq, c, nullptr, nullptr);
   store_word(pack_word(seq, CallState::refused));
 }
 
-bool Board::copy_once(int rank, BoardSlot* out) const {
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (shared_ || rank == rank_) {
-    const BoardSlot* src = shared_ ? slots_[static_cast<size_t>(rank)] : own_;
-    std::memcpy(static_cast<void*>(out), src, sizeof(BoardSlot));
+bool Board::notify(int rank, std::uint64_t seq) {
+  if (win_ == MPI_WIN_NULL || rank < 0 || rank >= size_ || rank == rank_) return false;
+  if (shared_) {
+    auto* slot = reinterpret_cast<BoardSlot*>(slots_[static_cast<size_t>(rank)]);
+    std::atomic_ref<std::uint64_t> word(slot->peer_failed);
+    std::uint64_t seen = word.load(std::memory_order_relaxed);
+    while (seen < seq &&
+           !word.compare_exchange_weak(seen, seq, std::memory_order_release,
+                                       std::memory_order_relaxed)) {
+    }
     std::atomic_thread_fence(std::memory_order_seq_cst);
     return true;
   }
-  if (PMPI_Get(out, sizeof(BoardSlot), MPI_BYTE, rank, 0, sizeof(BoardSlot), MPI_BYTE, win_) !=
-      MPI_SUCCESS)
+  std::uint64_t value = seq;
+  if (PMPI_Accumulate(&value, 1, MPI_UINT64_T, rank,
+                      static_cast<MPI_Aint>(offsetof(BoardSlot, peer_failed)), 1, MPI_UINT64_T,
+                      MPI_MAX, win_) != MPI_SUCCESS)
     return false;
   return PMPI_Win_flush(rank, win_) == MPI_SUCCESS;
 }
 
+bool Board::copy_once(int rank, void* out, size_t bytes, MPI_Aint offset) const {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (shared_ || rank == rank_) {
+    const char* src = shared_ ? slots_[static_cast<size_t>(rank)]
+                              : reinterpret_cast<const char*>(own_);
+    std::memcpy(out, src + offset, bytes);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    return true;
+  }
+  if (PMPI_Get(out, static_cast<int>(bytes), MPI_BYTE, rank, offset, static_cast<int>(bytes),
+               MPI_BYTE, win_) != MPI_SUCCESS)
+    return false;
+  return PMPI_Win_flush(rank, win_) == MPI_SUCCESS;
+}
+
+bool Board::read_bytes(int rank, void* out, size_t bytes, MPI_Aint offset) const {
+  std::vector<char> second(bytes);
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    if (!copy_once(rank, out, bytes, offset) || !copy_once(rank, second.data(), bytes, offset))
+      return false;
+    if (std::memcmp(out, second.data(), bytes) == 0) return true;
+  }
+  // A rank that moves on quickly: its word is current, the rest may mix two calls (a call
+  // still carries its own call number, checked by call() and read_extension()).
+  return true;
+}
+
 bool Board::read(int rank, BoardSlot* out) const {
   if (win_ == MPI_WIN_NULL || rank < 0 || rank >= size_) return false;
-  BoardSlot second;
-  for (int attempt = 0; attempt < 64; ++attempt) {
-    if (!copy_once(rank, out) || !copy_once(rank, &second)) return false;
-    if (std::memcmp(out, &second, sizeof(BoardSlot)) == 0) return true;
+  return read_bytes(rank, out, sizeof(BoardSlot), 0);
+}
+
+bool Board::read_extension(int rank, std::uint64_t seq, CallArrays* out) const {
+  if (win_ == MPI_WIN_NULL || rank < 0 || rank >= size_) return false;
+  const size_t n = static_cast<size_t>(size_);
+  std::vector<char> buf(static_cast<size_t>(segment_) - sizeof(BoardSlot));
+  if (!read_bytes(rank, buf.data(), buf.size(), static_cast<MPI_Aint>(sizeof(BoardSlot))))
+    return false;
+  BoardExtension ext;
+  std::memcpy(&ext, buf.data(), sizeof ext);
+  if (ext.seq == kWriting || ext.last == kWriting || seq < ext.seq || seq > ext.last) return false;
+  const char* arrays = buf.data() + sizeof(BoardExtension);
+  out->arrivals.clear();
+  out->portions.clear();
+  if (ext.arrivals == size_) {
+    out->arrivals.resize(n);
+    std::memcpy(out->arrivals.data(), arrays, n * sizeof(double));
   }
-  // A rank that moves on quickly: its word is current, the rest may mix two calls (a descriptor
-  // still carries its own call number, checked by descriptor()).
+  if (ext.portions == size_) {
+    out->portions.resize(n);
+    std::memcpy(out->portions.data(), arrays + n * sizeof(double), n * sizeof(long long));
+  }
   return true;
 }
 
@@ -147,13 +262,18 @@ bool Board::read_within(int rank, BoardSlot* out, double seconds) {
   return true;
 }
 
-bool Board::descriptor(const BoardSlot& s, std::uint64_t seq, JoinDescriptor* out) {
-  for (const JoinDescriptor& d : s.desc)
-    if (d.seq != kWriting && d.last != kWriting && d.seq <= seq && seq <= d.last) {
-      *out = d;
+bool Board::call(const BoardSlot& s, std::uint64_t seq, BoardCall* out) {
+  for (const BoardCall& c : s.calls)
+    if (c.seq != kWriting && c.last != kWriting && c.seq <= seq && seq <= c.last) {
+      *out = c;
       return true;
     }
   return false;
+}
+
+const BoardProblem* Board::problem(const BoardSlot& s, std::uint64_t seq) {
+  const BoardProblem& p = s.problems[seq % kProblemRing];
+  return p.seq == seq ? &p : nullptr;
 }
 
 }  // namespace papcoll::observe

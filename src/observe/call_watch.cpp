@@ -8,7 +8,6 @@ void CallWatch::attach_slow(MPI_Comm comm) {
   if (PMPI_Comm_size(comm, &size) != MPI_SUCCESS || size < 2) return;
   obs_ = make_observer(comm);
   if (obs_ == nullptr) return;
-  obs_->papcoll_context = true;
   seq_ = ++obs_->seq;
   if (obs_->board.is_open()) obs_->board.enter(seq_, entry_, collective_);
 }
@@ -17,9 +16,13 @@ void CallWatch::refused(int code, const char* message) {
   algorithm_ = "refused";
   reason_ = AutoReason::refused;
   if (has_board()) {
-    obs_->board.refuse(seq_, code, message);
+    obs_->board.refuse(seq_, collective_, code, message);
     published_ = true;
   }
+}
+
+void CallWatch::stand_in(int code, const char* message) {
+  if (has_board()) obs_->board.note_problem(seq_, code, message);
 }
 
 void CallWatch::record() {

@@ -1,8 +1,11 @@
 // What papcoll keeps per communicator for the call board, the watchdog and the report: an
 // attribute of the program's communicator (so a freed communicator's reused handle never finds
-// the old state), made collectively at the first call that moves data on it (the driver's step 6;
-// the interposition library's native calls when the report or the watchdog is on), with a
-// private duplicate, the call counter every rank agrees on, the board and the report record.
+// the old state), made collectively at the first papcoll call on it, right after the
+// communicator itself is checked and before anything else (every rank gets there, whatever its
+// other arguments, so a refusal of the first call is settled on the board like any later one);
+// for the interposition library's calls, at the first call that opens papcoll's context, or at
+// the first call to the MPI library when the report or the watchdog is on. It holds a private
+// duplicate, the call counter every rank agrees on, the board and the report record.
 //
 // Lookup on the call path: a one-entry cache per thread (communicator handle, generation); the
 // generation changes whenever an observer is made or deleted, so a stale handle is never trusted.
@@ -13,6 +16,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,21 +28,45 @@
 
 namespace papcoll::observe {
 
-// What the driver built the last published descriptor from (api/call_observe.hpp): a call with
-// the same inputs, the steady state of a loop, publishes `made` again without rebuilding it.
-struct JoinInputs {
-  int collective = -1;
-  long long count = -1;
-  MPI_Datatype type{};
-  bool has_op = false;
-  MPI_Op op{};
-  int root = -1;
-  const void* algorithm = nullptr;
-  bool joinable_call = false;
-  int blocks = 0;
+// What the driver built the last published call from (api/refusal_join.cpp publish_call): a call
+// with the same inputs, the steady state of a loop, publishes `made` again without rebuilding it.
+// Calls with arrays (agreed arrivals, portions) are rebuilt every time. Nine words compared as
+// words: the call path's (an 8-byte all-reduce pays it on every call).
+struct PublishInputs {
+  std::int32_t collective = -1;
+  std::uint32_t flags = 0;
+  std::int64_t count = -1;
+  std::uint64_t type = 0;       // the datatype's handle, as bits
+  std::uint64_t op = 0;         // the op's handle, as bits; 0: none
+  std::uint64_t algorithm = 0;  // the selected row's address; 1: auto; 0: native
+  std::int32_t root = -1;
+  std::int32_t blocks = 0;
   double alpha = 0, beta = 0, gamma = 0;
-  bool operator==(const JoinInputs&) const = default;
+
+  static constexpr int kWords = 9;
+  [[gnu::always_inline]] bool same(const PublishInputs& o) const {
+    const char* a = reinterpret_cast<const char*>(this);
+    const char* b = reinterpret_cast<const char*>(&o);
+    std::uint64_t differ = 0;
+#pragma GCC unroll 9
+    for (int i = 0; i < kWords; ++i) {
+      std::uint64_t x, y;
+      std::memcpy(&x, a + 8 * i, 8);
+      std::memcpy(&y, b + 8 * i, 8);
+      differ |= x ^ y;
+    }
+    return differ == 0;
+  }
+  template <typename Handle>
+  static std::uint64_t bits(Handle h) {
+    static_assert(sizeof(Handle) <= sizeof(std::uint64_t), "an MPI handle fits a word");
+    std::uint64_t v = 0;
+    std::memcpy(&v, &h, sizeof h);
+    return v;
+  }
 };
+static_assert(sizeof(PublishInputs) == PublishInputs::kWords * sizeof(std::uint64_t),
+              "no padding: compared as words");
 
 struct alignas(64) CommObserver {
   // What every observed call reads and writes, first: one cache line (a tight loop's call to
@@ -66,10 +94,9 @@ struct alignas(64) CommObserver {
   std::string given_name;         // MPI_Comm_get_name; "" when the program gave none
   std::string label;              // for messages: the given name, or "communicator <id>"
   std::vector<int> world_ranks;
-  bool papcoll_context = false;   // a papcoll call opened its context (refusal.hpp needs it)
-  bool join_memo_valid = false;  // join_inputs made join_made (the call path's own, like seq)
-  JoinInputs join_inputs;
-  JoinDescriptor join_made{};
+  bool publish_memo_valid = false;  // publish_inputs made published (the call path's, like seq)
+  PublishInputs publish_inputs;
+  BoardCall published{};
   bool printed = false;
   double warned_entry = 0;
   // The board word the watchdog saw last and since when: a call whose entry time was not read
@@ -85,7 +112,12 @@ struct alignas(64) ThreadCache {
   MPI_Comm comm{};  // not MPI_COMM_NULL, which is no constant in every MPI; generation decides
   std::uint64_t generation = ~0ULL;
   CommObserver* observer = nullptr;
-  int joining = 0;  // > 0: this thread runs a call it refused (refusal.hpp): nothing is observed
+  int unobserved = 0;  // > 0: the thread's collectives are not observed (Unobserved)
+  // > 0: this thread runs a papcoll call on behalf of an MPI function (the interposition
+  // library): the observer is made when papcoll's context is opened, not at the entry, and a
+  // refusal is not settled on the board but left to the MPI library's own checks and error
+  // handler (docs/intercept.md), since the other ranks may have sent their call to it directly.
+  int mpi_call = 0;
 };
 // constinit: every use is a plain TLS access, without a call to an initialisation wrapper.
 extern constinit thread_local ThreadCache t_cache;

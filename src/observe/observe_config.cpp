@@ -12,6 +12,7 @@ ObserveConfig read_config() {
   ObserveConfig c;
 #ifdef PAPCOLL_SMPI
   c.board = false;
+  c.timeout = 0;
   return c;
 #else
   auto env = [](const char* name) -> const char* {
@@ -38,11 +39,13 @@ ObserveConfig read_config() {
   if (const char* v = env("PAPCOLL_TIMEOUT")) {
     char* end = nullptr;
     const double t = std::strtod(v, &end);
-    if (end != v && *end == '\0' && std::isfinite(t) && t >= 0 && t <= 1e6)
+    if (end != v && *end == '\0' && std::isfinite(t) && t >= 0 && t <= 1e6) {
       c.timeout = t;
-    else
+      c.timeout_given = t > 0;
+    } else {
       std::fprintf(stderr, "papcoll: PAPCOLL_TIMEOUT=%s is not a number of seconds in 0..1e6; "
-                           "the watchdog is off\n", v);
+                           "the watchdog keeps its default (%g s)\n", v, c.timeout);
+    }
   }
   if (const char* v = env("PAPCOLL_TIMEOUT_ACTION")) {
     if (std::strcmp(v, "abort") == 0)
@@ -52,9 +55,11 @@ ObserveConfig read_config() {
                    v);
   }
   if (c.watchdog() && !c.board) {
-    std::fprintf(stderr, "papcoll: PAPCOLL_TIMEOUT needs the call board (PAPCOLL_BOARD=0 is "
-                         "set); the watchdog is off\n");
+    if (c.timeout_given)
+      std::fprintf(stderr, "papcoll: PAPCOLL_TIMEOUT needs the call board (PAPCOLL_BOARD=0 is "
+                           "set); the watchdog is off\n");
     c.timeout = 0;
+    c.timeout_given = false;
   }
   return c;
 #endif
@@ -67,6 +72,8 @@ const ObserveConfig g_config = read_config();
 const ObserveConfig& config() { return g_config; }
 
 const bool g_active = g_config.board || g_config.report || g_config.watchdog();
-const bool g_watching_native = g_config.report || g_config.watchdog();
+// The default timeout watches papcoll's own calls only: the calls the interposition library hands
+// to the MPI library stay as cheap as without it unless PAPCOLL_TIMEOUT is set.
+const bool g_watching_native = g_config.report || g_config.timeout_given;
 
 }  // namespace papcoll::observe

@@ -4,7 +4,9 @@
 //                                report (docs/report-format.md) to FILE at MPI_Finalize
 //   PAPCOLL_REPORT_SAMPLES=N     calls kept per communicator and call key before the log is
 //                                thinned (report_record.hpp); default 512, 16..1048576
-//   PAPCOLL_TIMEOUT=SECONDS      arm the hang watchdog (watchdog.hpp); 0 or unset: off
+//   PAPCOLL_TIMEOUT=SECONDS      the hang watchdog's timeout (watchdog.hpp); unset: 300 s for
+//                                papcoll's own calls; 0: off. Set, it also watches the calls the
+//                                interposition library hands to the MPI library
 //   PAPCOLL_TIMEOUT_ACTION=warn|abort   what the watchdog does (default warn)
 //   PAPCOLL_BOARD=0              no call board (call_board.hpp): no watchdog, and a rank that
 //                                refuses a call is not announced (docs/errors.md)
@@ -23,8 +25,13 @@ struct ObserveConfig {
   bool report = false;
   std::string report_path;
   int report_samples = 512;
-  double timeout = 0;  // seconds; 0: the watchdog is off
+  double timeout = kDefaultTimeout;  // seconds; 0: the watchdog is off
+  bool timeout_given = false;        // PAPCOLL_TIMEOUT is set
   bool abort = false;  // PAPCOLL_TIMEOUT_ACTION=abort
+  // Without PAPCOLL_TIMEOUT: a program that hangs in papcoll says why after five minutes, long
+  // past any wait a healthy program has in one collective (a rank writing a checkpoint while the
+  // others wait in a broadcast gets a warning, then the "completed after" line).
+  static constexpr double kDefaultTimeout = 300;
   bool watchdog() const { return timeout > 0; }
 };
 

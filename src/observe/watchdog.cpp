@@ -7,6 +7,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "observe/comm_observer.hpp"
+#include "observe/disagreement.hpp"
 #include "observe/observe_config.hpp"
 #include "prediction/monitor.hpp"
 #include "schedule/schedule.hpp"
@@ -23,7 +25,9 @@ namespace {
 
 std::mutex g_watchdog_mutex;
 std::condition_variable g_cv;
-std::thread g_thread;
+// Never destroyed: a program that ends without MPI_Finalize (which joins it) must not meet a
+// joinable std::thread's destructor (std::terminate) on its way out.
+std::thread* g_thread = nullptr;
 bool g_started = false, g_stop = false;
 
 std::string fmt(const char* f, double x) {
@@ -52,6 +56,15 @@ std::string who(const BoardSlot& s, int rank) {
 // is the lowest one in the call. True when it printed.
 bool inspect(CommObserver& o, std::uint64_t seq, int collective, double waited, bool can_get) {
   std::vector<std::string> missing, refused, unknown;
+  // The call as every rank that got to it published it: what they disagree on.
+  std::vector<BoardCall> calls(static_cast<size_t>(o.size));
+  std::vector<const BoardCall*> published(static_cast<size_t>(o.size), nullptr);
+  auto note_call = [&](const BoardSlot& s, int q) {
+    BoardCall& c = calls[static_cast<size_t>(q)];
+    if (Board::call(s, seq, &c) && (c.flags & kCallRefused) == 0)
+      published[static_cast<size_t>(q)] = &c;
+  };
+  if (BoardSlot own; o.board.read(o.rank, &own)) note_call(own, o.rank);
   int lowest_arrived = o.rank;
   for (int q = 0; q < o.size; ++q) {
     if (q == o.rank) continue;
@@ -62,6 +75,7 @@ bool inspect(CommObserver& o, std::uint64_t seq, int collective, double waited, 
       unknown.push_back("rank " + std::to_string(q));
       continue;
     }
+    note_call(s, q);
     const std::uint64_t qs = word_seq(s.word);
     const CallState st = word_state(s.word);
     if (qs < seq) {
@@ -70,12 +84,17 @@ bool inspect(CommObserver& o, std::uint64_t seq, int collective, double waited, 
       missing.push_back(m);
     } else {
       if (q < lowest_arrived) lowest_arrived = q;
-      if (qs == seq && st == CallState::refused)
-        refused.push_back(who(s, q) + ": " + std::string(s.refusal, strnlen(s.refusal,
-                                                                             sizeof s.refusal)));
+      if (qs == seq && st == CallState::refused) {
+        const BoardProblem* pr = Board::problem(s, seq);
+        refused.push_back(who(s, q) + ": " +
+                          (pr != nullptr ? std::string(pr->message, strnlen(pr->message,
+                                                                             sizeof pr->message))
+                                         : std::string("(no message)")));
+      }
     }
   }
   if (lowest_arrived != o.rank) return false;
+  const std::string disagree = disagreement(published);
   std::string line = "papcoll watchdog: " + o.label + " (" + std::to_string(o.size) +
                      " ranks), call " + std::to_string(seq) + " (" + collective_label(collective) +
                      "): rank " + std::to_string(o.rank) + " has waited " +
@@ -86,6 +105,7 @@ bool inspect(CommObserver& o, std::uint64_t seq, int collective, double waited, 
     line += "; refused the call: ";
     for (size_t i = 0; i < refused.size(); ++i) line += (i ? "; " : "") + refused[i];
   }
+  if (!disagree.empty()) line += "; the ranks disagree on the " + disagree;
   if (!unknown.empty()) {
     line += "; not readable (" +
             std::string(can_get ? "no answer within 0.25 s: not inside MPI"
@@ -166,8 +186,10 @@ void thread_main() {
   int provided = MPI_THREAD_SINGLE;
   PMPI_Query_thread(&provided);
   const bool can_get = provided == MPI_THREAD_MULTIPLE;
-  // A few looks per timeout, at least every 0.25 s: the line comes within timeout + 0.25 s.
-  const double period = std::clamp(config().timeout / 8, 0.01, 0.25);
+  // A few looks per timeout, at least every 0.25 s (every second for timeouts of a minute and
+  // more, the default's): the line comes within timeout + 0.25 s (+ 1 s).
+  const double timeout = config().timeout;
+  const double period = std::clamp(timeout / 8, 0.01, timeout >= 60 ? 1.0 : 0.25);
   std::unique_lock<std::mutex> lock(g_watchdog_mutex);
   while (!g_stop) {
     g_cv.wait_for(lock, std::chrono::duration<double>(period));
@@ -185,7 +207,10 @@ void start_watchdog() {
   std::lock_guard<std::mutex> lock(g_watchdog_mutex);
   if (g_started) return;
   g_started = true;
-  g_thread = std::thread(thread_main);
+  g_thread = new std::thread(thread_main);
+  // A program that exits without MPI_Finalize (an error path calling exit()): the thread stops
+  // before the static objects it reads are destroyed (handlers registered later run earlier).
+  std::atexit([] { stop_watchdog(); });
 #endif
 }
 
@@ -202,7 +227,7 @@ void stop_watchdog() {
     g_stop = true;
   }
   g_cv.notify_all();
-  if (g_thread.joinable()) g_thread.join();
+  if (g_thread != nullptr && g_thread->joinable()) g_thread->join();
 }
 
 }  // namespace papcoll::observe

@@ -685,6 +685,20 @@ MpiStatus Monitor::close_phase2() {
   return s;
 }
 
+MpiStatus Monitor::agree_calls(std::uint64_t mine, std::uint64_t* most) {
+  *most = mine;
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  // No lock: a call inside the monitor holds it while it waits for the other ranks, which may be
+  // waiting here for this rank. Only the free calls this, before it closes the monitor.
+  if (finalized || xcomm_ == MPI_COMM_NULL) return {};
+  unsigned long long m = mine, all = mine;
+  PAPCOLL_MPI_TRY(MPI_Allreduce(&m, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, xcomm_),
+                  "MPI_Allreduce");
+  *most = all;
+  return {};
+}
+
 int Monitor::close() {
   {
     std::lock_guard<std::mutex> lock(mu_);

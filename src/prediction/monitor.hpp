@@ -75,6 +75,11 @@ class Monitor {
   int edge(double fraction);
   int inject(double remaining);
   int pattern(double* out, int count, int* source) const;
+  // papcoll_monitor_free, first: the most collective calls any rank's handle has let in (`mine`
+  // here), so that every rank lets the same calls use the monitor (monitor_api.cpp). Collective
+  // (an MPI_Allreduce on the monitor's exchange communicator); `mine` itself once MPI is
+  // finalised or the monitor has no communicator.
+  MpiStatus agree_calls(std::uint64_t mine, std::uint64_t* most);
   // papcoll_monitor_free: collective. Afterwards the object only waits to be deleted.
   int close();
   // MPI_Finalize with monitors still alive: closes all of them (collectively, in two phases so
@@ -210,8 +215,11 @@ class Monitor {
 // One use of a monitor through its C handle (monitor_api.cpp). The C handle is not a pointer but
 // a slot number and a generation in a table of live monitors, so a stale or garbage handle is
 // refused without reading memory. While a lease exists, papcoll_monitor_free of that monitor on
-// this process waits (after refusing new leases), so the monitor cannot be closed or deleted under
-// a call that is using it. Leases are short: a collective call or one papcoll_monitor_* call.
+// this process waits, so the monitor cannot be closed or deleted under a call that is using it.
+// Leases are short: a collective call or one papcoll_monitor_* call. A free that races with a
+// collective call's start (before it on some ranks, after it on others) first agrees with the
+// other ranks on how many collective calls the monitor serves (the most any rank let in); calls
+// up to that number still get their lease on every rank, later ones are refused on every rank.
 class MonitorLease {
  public:
   MonitorLease() = default;
@@ -242,6 +250,7 @@ class MonitorLease {
 
  private:
   friend MonitorLease monitor_from_handle(papcoll_monitor h, std::string* why);
+  friend MonitorLease monitor_for_call(papcoll_monitor h, std::string* why);
   MonitorLease(Monitor* m, Entry* e) : m_(m), entry_(e) {}
   void release() noexcept;
 
@@ -250,8 +259,12 @@ class MonitorLease {
 };
 
 // A lease on the monitor behind a C handle, or an empty one for NULL, a freed handle (also a copy
-// of one) or a value that never was a handle; then *why (if given) says which.
+// of one, or one being freed) or a value that never was a handle; then *why (if given) says which.
 MonitorLease monitor_from_handle(papcoll_monitor h, std::string* why = nullptr);
+// The same for a collective call that names the monitor: counted, and while a free of the monitor
+// is agreeing on the calls it serves, it waits for that number and gets its lease when it is one
+// of them (every rank alike).
+MonitorLease monitor_for_call(papcoll_monitor h, std::string* why = nullptr);
 
 // Monitor::quiet_call through a C handle; false for a handle that is not live.
 bool monitor_quiet_call(papcoll_monitor h, int site, int* following = nullptr, int every = 0);

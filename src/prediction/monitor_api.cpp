@@ -10,11 +10,17 @@
 //
 // Concurrent free. Every use of a handle (a papcoll_monitor_* call, or a collective whose options
 // name it, from its option checks to its return) holds a lease on the table entry. Free first
-// takes the entry out of the table (from then on every lookup fails with "was freed"), then waits
-// until the leases taken before have been returned, then closes and deletes the monitor. So a call
-// that is inside the monitor when another thread frees it finishes normally and the free completes
-// after it; a call that starts after the free began returns PAPCOLL_ERR_ARG.
+// marks the entry as being freed (from then on other uses fail with "was freed"), then agrees
+// with the other ranks on how many collective calls the monitor serves: the most any rank let in
+// (Monitor::agree_calls). A collective call that comes while that number is being agreed waits
+// for it, and gets its lease if it is one of them. The free then waits until this rank has let in
+// that many calls and every lease is returned, takes the entry out of the table, closes and
+// deletes the monitor. So a free that races with a collective call's start, coming first on some
+// ranks and after it on others, lets the call use the monitor on every rank (it finishes normally
+// and the free completes after it); a call that starts on every rank after the frees returns
+// PAPCOLL_ERR_ARG on every rank.
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <condition_variable>
 #include <cstdint>
@@ -33,8 +39,12 @@ namespace papcoll::prediction {
 
 struct MonitorLease::Entry {
   std::unique_ptr<Monitor> monitor;
-  int leases = 0;        // MonitorLease objects alive
-  bool freeing = false;  // out of the table, the free waits for leases == 0
+  int leases = 0;              // MonitorLease objects alive
+  bool freeing = false;        // a free is under way: other uses are refused
+  bool calls_agreed = false;   // the free knows `served`
+  int waiting = 0;             // collective calls waiting for `served`
+  std::uint64_t calls = 0;     // collective calls let in (monitor_for_call)
+  std::uint64_t served = 0;    // the calls every rank lets in, agreed by the free
 };
 
 namespace {
@@ -130,24 +140,51 @@ papcoll_monitor insert(std::unique_ptr<Monitor>& m) {
   return encode(slot, t.slots[slot].generation);
 }
 
-// papcoll_monitor_free: out of the table, wait for the leases, close, delete.
+// papcoll_monitor_free: agree on the calls served, wait for them and the leases, out of the
+// table, close, delete.
 int free_monitor(papcoll_monitor* mon, const char* who) {
   if (mon == nullptr) return fail(PAPCOLL_ERR_ARG, std::string(who) + ": mon is NULL");
   HandleTable& t = table();
-  std::unique_ptr<MonitorLease::Entry> entry;
+  MonitorLease::Entry* e = nullptr;
+  std::uint64_t mine = 0;
   {
-    std::unique_lock<std::mutex> lock(t.mu);
+    std::lock_guard<std::mutex> lock(t.mu);
     std::string why;
     Slot* s = find_locked(t, *mon, &why);
     if (s == nullptr) return fail(PAPCOLL_ERR_ARG, std::string(who) + ": " + why);
-    entry.reset(s->entry);
-    s->entry = nullptr;
-    ++s->generation;
-    t.free_slots.push_back(static_cast<std::uint32_t>(s - t.slots.data()));
-    entry->freeing = true;
-    t.released.wait(lock, [&] { return entry->leases == 0; });
+    e = s->entry;
+    if (e->freeing)
+      return fail(PAPCOLL_ERR_ARG, std::string(who) + ": the monitor was freed (another thread "
+                                                      "is freeing it)");
+    e->freeing = true;
+    mine = e->calls;
+  }
+  // Collective: the entry stays in the table (only this free takes it out), so `e` lives.
+  std::uint64_t served = mine;
+  const MpiStatus agreed = e->monitor->agree_calls(mine, &served);
+  std::unique_ptr<MonitorLease::Entry> entry;
+  {
+    std::unique_lock<std::mutex> lock(t.mu);
+    e->served = agreed.ok() ? served : mine;
+    e->calls_agreed = true;
+    t.released.notify_all();
+    t.released.wait(lock, [&] {
+      return e->calls >= e->served && e->leases == 0 && e->waiting == 0;
+    });
+    std::string why;
+    Slot* s = find_locked(t, *mon, &why);
+    entry.reset(e);
+    if (s != nullptr && s->entry == e) {
+      s->entry = nullptr;
+      ++s->generation;
+      t.free_slots.push_back(static_cast<std::uint32_t>(s - t.slots.data()));
+    }
   }
   *mon = nullptr;
+  if (!agreed.ok()) {
+    (void)entry.release();  // requests may still point into it
+    return fail(PAPCOLL_ERR_MPI, std::string(who) + ": " + describe(agreed));
+  }
   const int rc = entry->monitor->close();
   // After an MPI failure requests may still point into the monitor: leak it rather than free
   // memory MPI might write.
@@ -171,12 +208,42 @@ MonitorLease monitor_from_handle(papcoll_monitor h, std::string* why) {
   std::string reason;
   std::lock_guard<std::mutex> lock(t.mu);
   Slot* s = find_locked(t, h, &reason);
+  if (s != nullptr && s->entry->freeing) {
+    s = nullptr;
+    reason = "the monitor was freed (a stale handle)";
+  }
   if (s == nullptr) {
     if (why != nullptr) *why = reason;
     return {};
   }
   ++s->entry->leases;
   return MonitorLease(s->entry->monitor.get(), s->entry);
+}
+
+MonitorLease monitor_for_call(papcoll_monitor h, std::string* why) {
+  HandleTable& t = table();
+  std::string reason;
+  std::unique_lock<std::mutex> lock(t.mu);
+  Slot* s = find_locked(t, h, &reason);
+  if (s == nullptr) {
+    if (why != nullptr) *why = reason;
+    return {};
+  }
+  MonitorLease::Entry* e = s->entry;
+  if (e->freeing) {
+    // The free keeps the entry (and waits for this waiter) until the count is known.
+    ++e->waiting;
+    t.released.wait(lock, [&] { return e->calls_agreed; });
+    --e->waiting;
+    if (e->calls >= e->served) {
+      t.released.notify_all();
+      if (why != nullptr) *why = "the monitor was freed (a stale handle)";
+      return {};
+    }
+  }
+  ++e->calls;
+  ++e->leases;
+  return MonitorLease(e->monitor.get(), e);
 }
 
 int monitor_calls_in_flight(papcoll_monitor h) {

@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
+#include <atomic>
+#include <mutex>
+#include <thread>
+#include <vector>
 
 #include "schedule/portions.hpp"
 
@@ -34,7 +39,79 @@ std::string schedule_key(Collective c, const AlgorithmInfo* algo, const Generato
   return key;
 }
 
-ScheduleCache::ScheduleCache(int64_t byte_limit) : limit_(byte_limit) {}
+// The store's lock: held for a lookup or an insertion (no allocation under it on a hit), taken by
+// threads of one process only, which call collectives on different communicators at once rarely;
+// a lock and an unlock are one exchange and one store (a std::mutex cost a repeated schedule
+// call about 50 more instructions).
+class SpinLock {
+ public:
+  void lock() {
+    while (held_.exchange(true, std::memory_order_acquire))
+      while (held_.load(std::memory_order_relaxed)) std::this_thread::yield();
+  }
+  void unlock() { held_.store(false, std::memory_order_release); }
+
+ private:
+  std::atomic<bool> held_{false};
+};
+
+// Every cache's entries in one list under one lock: the bound and the eviction order are the
+// process's. Never destroyed (caches of communicators freed at exit may still unregister).
+struct ScheduleStore {
+  SpinLock mutex;
+  ScheduleCache::Lru lru;  // most recently used first
+  int64_t bytes = 0;
+  int64_t limit = ScheduleCache::default_limit();
+  std::uint64_t next_id = 1;
+  // Admission: the latest missed keys (a hash per slot, direct-mapped; 0: empty). A key found
+  // here at its next miss is admitted.
+  static constexpr size_t kSeen = 4096;
+  std::vector<std::uint64_t> seen = std::vector<std::uint64_t>(kSeen, 0);
+
+  static ScheduleStore& get() {
+    static ScheduleStore* s = new ScheduleStore;
+    return *s;
+  }
+  void evict_locked() {
+    while (bytes > limit && lru.size() > 1) {
+      ScheduleCache::Node& last = lru.back();
+      ScheduleCache* owner = last.owner;
+      owner->bytes_ -= last.bytes;
+      bytes -= last.bytes;
+      owner->map_.erase(last.key);
+      lru.pop_back();
+    }
+    if (limit <= 0) {
+      while (!lru.empty()) {
+        ScheduleCache::Node& last = lru.back();
+        last.owner->bytes_ -= last.bytes;
+        bytes -= last.bytes;
+        last.owner->map_.erase(last.key);
+        lru.pop_back();
+      }
+    }
+  }
+  static std::uint64_t sighting(std::uint64_t id, const std::string& key) {
+    const std::uint64_t h = std::hash<std::string>{}(key) ^ (id * 0x9E3779B97F4A7C15ULL);
+    return h == 0 ? 1 : h;
+  }
+};
+
+ScheduleCache::ScheduleCache() {
+  ScheduleStore& st = ScheduleStore::get();
+  std::lock_guard<SpinLock> lock(st.mutex);
+  id_ = st.next_id++;
+}
+
+ScheduleCache::~ScheduleCache() {
+  ScheduleStore& st = ScheduleStore::get();
+  std::lock_guard<SpinLock> lock(st.mutex);
+  for (auto& [key, it] : map_) {
+    st.bytes -= it->bytes;
+    st.lru.erase(it);
+  }
+  map_.clear();
+}
 
 int64_t ScheduleCache::default_limit() {
   static const int64_t limit = [] {
@@ -48,39 +125,82 @@ int64_t ScheduleCache::default_limit() {
   return limit;
 }
 
-const ScheduleCache::Entry* ScheduleCache::find(const std::string& key) {
+int64_t ScheduleCache::process_bytes() {
+  ScheduleStore& st = ScheduleStore::get();
+  std::lock_guard<SpinLock> lock(st.mutex);
+  return st.bytes;
+}
+
+void ScheduleCache::set_process_limit_for_testing(int64_t limit) {
+  ScheduleStore& st = ScheduleStore::get();
+  std::lock_guard<SpinLock> lock(st.mutex);
+  st.limit = limit;
+  std::fill(st.seen.begin(), st.seen.end(), 0);
+  st.evict_locked();
+}
+
+int64_t ScheduleCache::bytes() const {
+  std::lock_guard<SpinLock> lock(ScheduleStore::get().mutex);
+  return bytes_;
+}
+
+size_t ScheduleCache::size() const {
+  std::lock_guard<SpinLock> lock(ScheduleStore::get().mutex);
+  return map_.size();
+}
+
+bool ScheduleCache::find(const std::string& key, std::shared_ptr<const RankSchedule>* schedule,
+                         const AlgorithmInfo** chosen) {
+  ScheduleStore& st = ScheduleStore::get();
+  std::lock_guard<SpinLock> lock(st.mutex);
   const auto it = map_.find(key);
   if (it == map_.end()) {
     ++misses_;
-    return nullptr;
+    return false;
   }
   ++hits_;
-  lru_.splice(lru_.begin(), lru_, it->second);
-  return &lru_.front().entry;
+  st.lru.splice(st.lru.begin(), st.lru, it->second);
+  *schedule = it->second->entry.schedule;
+  if (chosen != nullptr) *chosen = it->second->entry.chosen;
+  return true;
+}
+
+bool ScheduleCache::offer(std::string key, Entry entry) {
+  ScheduleStore& st = ScheduleStore::get();
+  std::lock_guard<SpinLock> lock(st.mutex);
+  if (st.limit <= 0) return false;
+  const std::uint64_t h = ScheduleStore::sighting(id_, key);
+  std::uint64_t& slot = st.seen[h % ScheduleStore::kSeen];
+  if (slot != h) {  // its first sighting: remembered, not cached
+    slot = h;
+    return false;
+  }
+  slot = 0;
+  insert_locked(std::move(key), std::move(entry));
+  return true;
 }
 
 void ScheduleCache::insert(std::string key, Entry entry) {
-  if (limit_ <= 0) return;
+  std::lock_guard<SpinLock> lock(ScheduleStore::get().mutex);
+  insert_locked(std::move(key), std::move(entry));
+}
+
+void ScheduleCache::insert_locked(std::string key, Entry entry) {
+  ScheduleStore& st = ScheduleStore::get();
+  if (st.limit <= 0) return;
   if (const auto it = map_.find(key); it != map_.end()) {
     bytes_ -= it->second->bytes;
-    lru_.erase(it->second);
+    st.bytes -= it->second->bytes;
+    st.lru.erase(it->second);
     map_.erase(it);
   }
   const int64_t bytes = static_cast<int64_t>(2 * key.size() + sizeof(Node)) +
                         (entry.schedule != nullptr ? entry.schedule->bytes() : 0);
-  lru_.push_front(Node{key, std::move(entry), bytes});
-  map_.emplace(std::move(key), lru_.begin());
+  st.lru.push_front(Node{this, key, std::move(entry), bytes});
+  map_.emplace(std::move(key), st.lru.begin());
   bytes_ += bytes;
-  evict();
-}
-
-void ScheduleCache::evict() {
-  while (bytes_ > limit_ && lru_.size() > 1) {
-    const Node& last = lru_.back();
-    bytes_ -= last.bytes;
-    map_.erase(last.key);
-    lru_.pop_back();
-  }
+  st.bytes += bytes;
+  st.evict_locked();
 }
 
 bool RecentChoices::contains(const std::string& key) const {

@@ -1,9 +1,15 @@
 // Schedules a communicator has used, by what they were generated from, so a repeated call (the
 // same balanced algorithm, or an arrival-aware one on a pattern that quantises alike) generates
-// nothing. Least recently used entries go first once the entries hold more than the byte limit
-// (PAPCOLL_SCHEDULE_CACHE_BYTES, default 64 MiB per communicator). Keys come from agreed input
-// only (src/api/schedule_source.cpp), so every rank hits or misses alike. Not thread-safe: one per
-// communicator context, used by one call at a time. No MPI.
+// nothing. One bound holds for the schedules of every communicator of the process together
+// (PAPCOLL_SCHEDULE_CACHE_BYTES, default 64 MiB): least recently used entries of any
+// communicator go first once they hold more. A pattern is admitted on its second sighting only
+// (offer), so calls whose patterns never repeat (random arrival times) generate, run and free
+// their schedules without evicting the ones that do repeat. Keys come from agreed input only
+// (src/api/schedule_source.cpp); whether a key is found depends on the process's other
+// communicators too, so ranks may hit and miss differently, which changes nothing but time (a
+// schedule is the same either way; `auto` never reads the cache, RecentChoices). Thread-safe
+// across communicators (one lock per process; a communicator's calls come one at a time, as MPI
+// requires). No MPI.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +34,10 @@ std::string schedule_key(Collective c, const AlgorithmInfo* algo, const Generato
 
 class ScheduleCache {
  public:
-  explicit ScheduleCache(int64_t byte_limit = default_limit());
+  ScheduleCache();
+  ~ScheduleCache();  // its entries leave the process's total
+  ScheduleCache(const ScheduleCache&) = delete;
+  ScheduleCache& operator=(const ScheduleCache&) = delete;
 
   struct Entry {
     std::shared_ptr<const RankSchedule> schedule;
@@ -38,33 +47,47 @@ class ScheduleCache {
     std::shared_ptr<const void> keep_alive;
   };
 
-  // The entry of `key`, now the most recently used; null when absent.
-  const Entry* find(const std::string& key);
-  // Adds (or replaces) the entry of `key`, then evicts the least recently used entries while the
-  // total exceeds the limit (the new entry stays even if it alone exceeds it).
+  // The entry of `key`, now the most recently used: its schedule and chosen algorithm copied out
+  // (`chosen` may be null); false when absent (a sighting of the key, for offer()).
+  bool find(const std::string& key, std::shared_ptr<const RankSchedule>* schedule,
+            const AlgorithmInfo** chosen = nullptr);
+  // Adds the entry of `key` when the key was missed before (its second sighting; the process
+  // remembers the latest 4096 missed keys), then evicts the least recently used entries of every
+  // communicator while the process's total exceeds the limit (the new entry stays even if it alone
+  // exceeds it). False when not admitted.
+  bool offer(std::string key, Entry entry);
+  // Adds (or replaces) the entry of `key` whether seen before or not, then evicts as offer().
   void insert(std::string key, Entry entry);
 
-  int64_t bytes() const { return bytes_; }
-  size_t size() const { return map_.size(); }
+  int64_t bytes() const;
+  size_t size() const;
   int64_t hits() const { return hits_; }
   int64_t misses() const { return misses_; }
 
-  // PAPCOLL_SCHEDULE_CACHE_BYTES (read once) or 64 MiB; 0 disables caching.
+  // PAPCOLL_SCHEDULE_CACHE_BYTES (read once) or 64 MiB: the bound of every cache of the process
+  // together; 0 disables caching.
   static int64_t default_limit();
+  // What the caches of the process hold now, in bytes (counted as in insert()).
+  static int64_t process_bytes();
+  // Tests: another process-wide limit (0: none cached), and forgetting the missed keys.
+  static void set_process_limit_for_testing(int64_t limit);
 
  private:
+  friend struct ScheduleStore;
+  // An entry in the process's list, most recently used first, whichever cache it belongs to.
   struct Node {
+    ScheduleCache* owner;
     std::string key;
     Entry entry;
     int64_t bytes;
   };
-  void evict();
+  using Lru = std::list<Node>;
+  void insert_locked(std::string key, Entry entry);
 
-  int64_t limit_;
+  std::uint64_t id_;  // distinguishes equal keys of two communicators in the admission table
   int64_t bytes_ = 0;
   int64_t hits_ = 0, misses_ = 0;
-  std::list<Node> lru_;  // most recently used first
-  std::unordered_map<std::string, std::list<Node>::iterator> map_;
+  std::unordered_map<std::string, Lru::iterator> map_;  // under the process's lock
 };
 
 // The keys (schedule_key) of the last few schedules `auto` chose, for the rows it charges with a

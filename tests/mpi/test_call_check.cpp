@@ -1,7 +1,8 @@
 // PAPCOLL_CHECK=1 (ctest sets it): a call whose ranks disagree on count, datatype, op, root or
-// algorithm returns an error on every rank naming the first differing rank and both values,
-// instead of hanging or computing garbage; a rank that refuses its own arguments is named on the
-// others; agreeing calls, differing descriptions of the same type signature included, succeed.
+// algorithm returns an error on every rank naming every rank's value of the first field that
+// differs ("ranks 0-2 have 1000, rank 3 has 999"), instead of hanging or computing garbage; a
+// rank that refuses its own arguments is named on the others (PAPCOLL_ERR_PEER) with its reason;
+// agreeing calls, differing descriptions of the same type signature included, succeed.
 #include <mpi.h>
 
 #include <cstring>
@@ -48,23 +49,25 @@ int main(int argc, char** argv) {
     // count: the last rank passes 999.
     int rc = papcoll_allreduce(x.data(), y.data(), rank == last ? 999 : 1000, MPI_INT, MPI_SUM,
                                MPI_COMM_WORLD, &ring);
-    mismatch(chk, rc, "count", "count differs: rank 0 has 1000, rank " + std::to_string(last) +
-                                   " has 999");
+    // "rank 0 has" at 2 ranks, "ranks 0 and 1 have" at 3, "ranks 0-2 have" from 4 on.
+    const std::string others = p == 2   ? "rank 0 has "
+                               : p == 3 ? "ranks 0 and 1 have "
+                                        : "ranks 0-" + std::to_string(p - 2) + " have ";
+    const std::string lastr = "rank " + std::to_string(last) + " has ";
+    mismatch(chk, rc, "count", "count differs: " + others + "1000, " + lastr + "999");
     // datatype
     rc = papcoll_allreduce(x.data(), y.data(), 1000, rank == last ? MPI_FLOAT : MPI_INT, MPI_SUM,
                            MPI_COMM_WORLD, &ring);
-    mismatch(chk, rc, "datatype", "datatype differs: rank 0 has MPI_INT (count 1000), rank " +
-                                      std::to_string(last) + " has MPI_FLOAT");
+    mismatch(chk, rc, "datatype", "datatype differs: " + others + "MPI_INT (count 1000), " +
+                                      lastr + "MPI_FLOAT");
     // op
     rc = papcoll_allreduce(x.data(), y.data(), 1000, MPI_INT, rank == last ? MPI_MAX : MPI_SUM,
                            MPI_COMM_WORLD, &ring);
-    mismatch(chk, rc, "op", "op differs: rank 0 has MPI_SUM, rank " + std::to_string(last) +
-                                " has MPI_MAX");
+    mismatch(chk, rc, "op", "op differs: " + others + "MPI_SUM, " + lastr + "MPI_MAX");
     // root
     rc = papcoll_bcast(x.data(), 10, MPI_INT, rank == last ? 1 % p : 0, MPI_COMM_WORLD, nullptr);
     if (p > 1)
-      mismatch(chk, rc, "root", "root differs: rank 0 has 0, rank " + std::to_string(last) +
-                                    " has 1");
+      mismatch(chk, rc, "root", "root differs: " + others + "0, " + lastr + "1");
     else
       chk.expect_success(rc, "root (1 rank)");
     // algorithm
@@ -72,8 +75,8 @@ int main(int argc, char** argv) {
     other.algorithm = rank == last ? "rabenseifner" : "ring";
     rc = papcoll_allreduce(x.data(), y.data(), 1000, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &other);
     if (p > 1)
-      mismatch(chk, rc, "algorithm", "algorithm differs: rank 0 has 'ring', rank " +
-                                         std::to_string(last) + " has 'rabenseifner'");
+      mismatch(chk, rc, "algorithm",
+               "algorithm differs: " + others + "'ring', " + lastr + "'rabenseifner'");
     else
       chk.expect_success(rc, "algorithm (1 rank)");
     // operation
@@ -81,16 +84,22 @@ int main(int argc, char** argv) {
                       : papcoll_allreduce(x.data(), y.data(), 10, MPI_INT, MPI_SUM,
                                           MPI_COMM_WORLD, nullptr);
     if (p > 1)
-      mismatch(chk, rc, "operation", "operation differs: rank 0 calls papcoll_allreduce, rank " +
-                                         std::to_string(last) + " calls papcoll_bcast");
+      mismatch(chk, rc, "operation",
+               "operation differs: " +
+                   (p == 2   ? std::string("rank 0 calls ")
+                    : p == 3 ? std::string("ranks 0 and 1 call ")
+                             : "ranks 0-" + std::to_string(p - 2) + " call ") +
+                   "papcoll_allreduce, rank " + std::to_string(last) + " calls papcoll_bcast");
     else
       chk.expect_success(rc, "operation (1 rank)");
 
-    // A refusal without the pattern (a negative count on the last rank) reaches every rank.
+    // A refusal without the pattern (a negative count on the last rank) reaches every rank, with
+    // its reason.
     rc = papcoll_bcast(x.data(), rank == last ? -1 : 10, MPI_INT, 0, MPI_COMM_WORLD, nullptr);
-    chk.expect(rc == PAPCOLL_ERR_ARG &&
-                   (rank == last ? says("count is negative")
-                                 : says("rank " + std::to_string(last) + " refused the call")),
+    chk.expect(rank == last ? rc == PAPCOLL_ERR_ARG && says("count is negative")
+                            : rc == PAPCOLL_ERR_PEER &&
+                                  says("rank " + std::to_string(last) + " refused the call") &&
+                                  says("count is negative (-1)"),
                std::string("negative count on one rank: ") + papcoll_last_error());
 
     // The same type signature described differently is fine: (n, MPI_INT) at the root,

@@ -2,8 +2,9 @@
 // buffer, aliased send and receive buffers (not MPI_IN_PLACE), MPI_IN_PLACE off the root. The
 // erring rank still knows the call's message pattern, so it takes part with stand-in data and
 // returns PAPCOLL_ERR_ARG; the other ranks complete with exact results (the erring rank's
-// readable send data, else the op's identity, else zeros) and PAPCOLL_SUCCESS; nobody hangs, and
-// a valid call on every rank afterwards is exact. Also: counts that differ between ranks name
+// readable send data, else the op's identity, else zeros): PAPCOLL_SUCCESS where the erring rank
+// still sent its own data, else (its data missing from their result) PAPCOLL_ERR_PEER naming it;
+// nobody hangs, and a valid call on every rank afterwards is exact. Also: counts that differ between ranks name
 // MPI_ERR_TRUNCATE instead of MPI_ERR_IN_STATUS.
 #include <mpi.h>
 
@@ -29,10 +30,24 @@ papcoll_options with(const char* algo) {
   return o;
 }
 
-// Every rank's code: the erring rank PAPCOLL_ERR_ARG, the others PAPCOLL_SUCCESS.
-void codes(Checker& chk, int rc, int erring, const std::string& what) {
+// Whose result lacks the erring rank's data: they return PAPCOLL_ERR_PEER naming it.
+enum class Readers { none, root, all };
+
+// Every rank's code: the erring rank PAPCOLL_ERR_ARG, the readers of its missing data
+// PAPCOLL_ERR_PEER naming it, the others PAPCOLL_SUCCESS.
+void codes(Checker& chk, int rc, int erring, const std::string& what,
+           Readers readers = Readers::none, int root = 0) {
+  const bool reader = chk.rank() != erring &&
+                      (readers == Readers::all || (readers == Readers::root && chk.rank() == root));
   if (chk.rank() == erring)
     chk.expect_code(rc, PAPCOLL_ERR_ARG, what + " (erring rank)");
+  else if (reader)
+    chk.expect(rc == PAPCOLL_ERR_PEER &&
+                   std::strstr(papcoll_last_error(),
+                               ("rank " + std::to_string(erring) + " (").c_str()) != nullptr,
+               what + " (a rank whose result lacks its data): returned " + std::to_string(rc) +
+                   ", expected PAPCOLL_ERR_PEER naming rank " + std::to_string(erring) + ": " +
+                   papcoll_last_error());
   else
     chk.expect_success(rc, what + " (other rank)");
 }
@@ -78,7 +93,8 @@ void allreduce_case(Checker& chk, const char* algo, Fault f) {
   }
   const papcoll_options o = with(algo);
   const std::string what = std::string("allreduce ") + algo + " " + fault_name(f);
-  codes(chk, papcoll_allreduce(send, recv, kN, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &o), e, what);
+  codes(chk, papcoll_allreduce(send, recv, kN, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &o), e, what,
+        f == Fault::sendbuf_null ? Readers::all : Readers::none);
   bool ok = true;
   if (rank != e) {
     for (int i = 0; i < kN && ok; ++i)
@@ -111,7 +127,8 @@ void reduce_case(Checker& chk, const char* algo, int which) {
                          "MPI_IN_PLACE off the root"};
   const papcoll_options o = with(algo);
   const std::string what = std::string("reduce ") + algo + " " + names[which];
-  codes(chk, papcoll_reduce(send, recv, kN, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD, &o), e, what);
+  codes(chk, papcoll_reduce(send, recv, kN, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD, &o), e, what,
+        counted ? Readers::none : Readers::root, root);
   if (rank == root && rank != e) {
     bool ok = true;
     for (int i = 0; i < kN && ok; ++i) ok = y[i] == sum_of(p, i, counted ? -1 : e);
@@ -130,7 +147,7 @@ void bcast_case(Checker& chk, const char* algo, bool root_errs) {
   const std::string what = std::string("bcast ") + algo + (root_errs ? " NULL buffer at the root"
                                                                       : " NULL buffer off the root");
   codes(chk, papcoll_bcast(rank == e ? nullptr : b.data(), kN, MPI_INT, root, MPI_COMM_WORLD, &o),
-        e, what);
+        e, what, root_errs ? Readers::all : Readers::none);
   bool ok = true;
   // The root's stand-in is zeros: the others receive them (docs/errors.md).
   if (rank != e)
@@ -156,7 +173,7 @@ void allgatherv_case(Checker& chk, const char* algo, Fault f) {
   const std::string what = std::string("allgatherv ") + algo + " " + fault_name(f);
   codes(chk, papcoll_allgatherv(send, kN / 4, MPI_INT, recv, counts.data(), displs.data(), MPI_INT,
                                 MPI_COMM_WORLD, &o),
-        e, what);
+        e, what, f == Fault::sendbuf_null ? Readers::all : Readers::none);
   bool ok = true;
   if (rank != e)
     for (int q = 0; q < p && ok; ++q)

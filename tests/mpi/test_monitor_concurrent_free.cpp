@@ -1,6 +1,11 @@
 // Monitor handles under misuse and concurrency (run under ASan and TSan by scripts/test.sh):
 //   - papcoll_monitor_free while another thread is inside a collective that uses the monitor: the
 //     free waits for the call, the call completes with the right result, the free succeeds;
+//   - the same when the free races with the call's start, so that on some ranks it comes before
+//     the call takes the monitor and on others after (the program cannot tell; docs/prediction.md
+//     "Freeing a monitor"): the ranks agree on how many calls the monitor serves, so the call
+//     completes everywhere; and a call issued on every rank only after every free returned is
+//     refused everywhere alike;
 //   - papcoll_monitor_free while another thread keeps calling begin/edge/pattern: those calls
 //     either run before the free or return PAPCOLL_ERR_ARG "was freed";
 //   - two threads freeing the same monitor at once: exactly one succeeds;
@@ -83,6 +88,72 @@ bool free_during_collective(Checker& chk, int mode, int iteration) {
   chk.expect_success(free_rc, what + ": free during the collective");
   chk.expect(handle == nullptr, what + ": handle NULL after free");
   return overlapped;
+}
+
+// Thread A starts a collective with the monitor while the main thread frees it at once, without
+// waiting for A to be inside (`stagger`: rank r's A starts r * 2 ms late, so the free comes first
+// on some ranks and after the call's start on others). Every rank alike: the call completes with
+// the right result, or (when no rank's call had started before the frees agreed) it is refused
+// with "was freed". Returns whether the call ran.
+bool free_racing_call(Checker& chk, int mode, int iteration, double stagger_ms) {
+  const int rank = chk.rank(), p = chk.size();
+  papcoll_monitor m = make(chk, mode);
+  if (m == nullptr) return false;
+  std::atomic<bool> started{false};
+  int call_rc = -1;
+  bool call_right = false;
+  std::string call_error;
+  std::thread a([&] {
+    started = true;
+    sleep_ms(stagger_ms * rank);
+    const int n = 500 + iteration;
+    std::vector<int> in(static_cast<size_t>(n), rank + 1), out(static_cast<size_t>(n), -1);
+    papcoll_options o;
+    papcoll_options_init(&o);
+    o.monitor = m;
+    o.algorithm = iteration % 3 == 0 ? "prr" : iteration % 3 == 1 ? "ring" : "auto";
+    call_rc = papcoll_allreduce(in.data(), out.data(), n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &o);
+    if (call_rc != PAPCOLL_SUCCESS) call_error = papcoll_last_error();
+    call_right = true;
+    for (int x : out) call_right = call_right && x == p * (p + 1) / 2;
+  });
+  while (!started) std::this_thread::yield();
+  papcoll_monitor handle = m;
+  const int free_rc = papcoll_monitor_free(&handle);
+  a.join();
+  const std::string what = std::string(mode == PAPCOLL_MONITOR_EDGE ? "edge" : "history") +
+                           " racing free " + std::to_string(iteration) + " (stagger " +
+                           std::to_string(stagger_ms) + " ms)";
+  const int ran = call_rc == PAPCOLL_SUCCESS ? 1 : 0;
+  int ran_everywhere = 0, ran_somewhere = 0;
+  MPI_Allreduce(&ran, &ran_everywhere, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&ran, &ran_somewhere, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  const bool refused = call_rc == PAPCOLL_ERR_ARG && call_error.find("was freed") != std::string::npos;
+  chk.expect(ran_everywhere == ran_somewhere && (ran ? call_right : refused),
+             what + ": the collective, alike on every rank (ran on some: " +
+                 std::to_string(ran_somewhere) + ", on all: " + std::to_string(ran_everywhere) +
+                 "): rc " + std::to_string(call_rc) + " " + call_error +
+                 (ran && !call_right ? ", wrong result" : ""));
+  chk.expect_success(free_rc, what + ": the free");
+  return ran_everywhere == 1;
+}
+
+// Every rank frees the monitor, then (after a barrier) calls a collective naming it: refused on
+// every rank alike, and nobody waits.
+void call_after_free(Checker& chk) {
+  papcoll_monitor m = make(chk, PAPCOLL_MONITOR_EDGE);
+  if (m == nullptr) return;
+  papcoll_monitor handle = m;
+  chk.expect_success(papcoll_monitor_free(&handle), "free before the call");
+  MPI_Barrier(MPI_COMM_WORLD);
+  int x = 1, y = 0;
+  papcoll_options o;
+  papcoll_options_init(&o);
+  o.monitor = m;
+  const int rc = papcoll_allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &o);
+  chk.expect(rc == PAPCOLL_ERR_ARG && says("was freed"),
+             "a call after every rank freed the monitor: PAPCOLL_ERR_ARG 'was freed' (rc " +
+                 std::to_string(rc) + ": " + papcoll_last_error() + ")");
 }
 
 // Thread C calls begin/edge/pattern in a loop until the monitor is gone; the main thread frees it.
@@ -216,6 +287,15 @@ int main(int argc, char** argv) {
     MPI_Allreduce(&overlapped, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     chk.expect(chk.size() == 1 || total > 0, "some frees overlapped a collective (" +
                                                  std::to_string(total) + ")");
+    int served = 0;
+    for (int i = 0; i < 6; ++i) {
+      served += free_racing_call(chk, PAPCOLL_MONITOR_EDGE, i, i % 2 ? 2.0 : 0.0);
+      served += free_racing_call(chk, PAPCOLL_MONITOR_HISTORY, i, i % 2 ? 0.0 : 2.0);
+    }
+    std::printf("%s", chk.rank() == 0 ? ("racing frees: the call ran in " + std::to_string(served) +
+                                         " of 12\n").c_str()
+                                      : "");
+    call_after_free(chk);
     for (int i = 0; i < 3; ++i) free_during_calls(chk);
     for (int i = 0; i < 3; ++i) double_free_race(chk);
     stale_and_garbage(chk);

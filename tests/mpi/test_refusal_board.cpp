@@ -1,12 +1,14 @@
-// The refusals a rank cannot avoid alone (docs/errors.md, kind 3): one rank's count is
-// negative, its datatype MPI_DATATYPE_NULL, its op MPI_OP_NULL, its algorithm unknown, its
-// options bad, its root out of range, while every other rank calls correctly. Through the call
-// board (observe/refusal.hpp) the erring rank reads the others' descriptor and takes part in
-// their call with stand-in data: it returns its own error (the message says it took part), the
-// others return PAPCOLL_SUCCESS with the result of the ranks that did not err (the erring rank
-// contributed the op's identity; a broadcast root that erred sent zeros), nobody hangs, nothing
-// the erring rank passed is written, and a valid call on every rank afterwards is exact. When
-// every rank refuses alike, every rank returns its error without communicating.
+// The refusals a rank cannot avoid alone (docs/errors.md, kind 3): one rank's count is negative,
+// its datatype MPI_DATATYPE_NULL, its op MPI_OP_NULL, its algorithm unknown, its options bad, its
+// root out of range, while every other rank calls correctly, after a run of valid calls (the
+// first call of a communicator: test_peer_errors.cpp). Through the call board
+// (observe/refusal.hpp) the erring rank reads the call the others published and takes part in it
+// with stand-in data: it returns its own error (the message says it took part), the others hold
+// the result of the ranks that did not err (the erring rank contributed the op's identity; a
+// broadcast root that erred sent zeros) and return PAPCOLL_ERR_PEER naming it where their result
+// lacks its data (else PAPCOLL_SUCCESS), nobody hangs, nothing the erring rank passed is written,
+// and a valid call on every rank afterwards is exact. When every rank refuses alike, every rank
+// returns its error without communicating.
 #include <mpi.h>
 
 #include <cstring>
@@ -54,8 +56,9 @@ int sum_without(int p, int i, int without) {
   return s;
 }
 
-// The erring rank's code and message, the others' success.
-void codes(Checker& chk, int rc, int e, int want, const std::string& what) {
+// The erring rank's code and message; PAPCOLL_ERR_PEER naming it where a rank's result lacks its
+// data (`reader`), else success.
+void codes(Checker& chk, int rc, int e, int want, const std::string& what, bool reader) {
   // One check on every rank (the Checker combines checks by position).
   if (chk.rank() == e) {
     const bool took_part =
@@ -63,6 +66,12 @@ void codes(Checker& chk, int rc, int e, int want, const std::string& what) {
     chk.expect(rc == want && took_part,
                what + " (erring rank): returned " + std::to_string(rc) + ", expected " +
                    std::to_string(want) + " with a message saying it took part: " +
+                   papcoll_last_error());
+  } else if (reader) {
+    chk.expect(rc == PAPCOLL_ERR_PEER &&
+                   std::strstr(papcoll_last_error(), ("rank " + std::to_string(e) + " (").c_str()),
+               what + " (other rank): returned " + std::to_string(rc) +
+                   ", expected PAPCOLL_ERR_PEER naming rank " + std::to_string(e) + ": " +
                    papcoll_last_error());
   } else {
     chk.expect_success(rc, what + " (other rank)");
@@ -102,7 +111,7 @@ void allreduce_case(Checker& chk, const char* algo, Fault f, int e) {
   const std::string what = std::string("allreduce ") + algo + ", rank " + std::to_string(e) +
                            ": " + fault_name(f);
   codes(chk, papcoll_allreduce(x.data(), y.data(), count, type, op, MPI_COMM_WORLD, &o), e,
-        fault_code(f), what);
+        fault_code(f), what, true);
   bool ok = true;
   for (int i = 0; i < kN && ok; ++i)
     ok = rank == e ? (y[i] == -1 && x[i] == val(rank, i)) : y[i] == sum_without(p, i, e);
@@ -128,7 +137,7 @@ void reduce_case(Checker& chk, const char* algo, ReduceFault f, int e) {
                            names[static_cast<int>(f)];
   const papcoll_options o = with(algo);
   codes(chk, papcoll_reduce(x.data(), y.data(), count, MPI_INT, op, r, MPI_COMM_WORLD, &o), e,
-        PAPCOLL_ERR_ARG, what);
+        PAPCOLL_ERR_ARG, what, rank == root);
   bool ok = true;
   for (int i = 0; i < kN && ok; ++i) {
     if (rank == e)
@@ -156,7 +165,7 @@ void bcast_case(Checker& chk, const char* algo, BcastFault f, int e) {
                            (e == root ? " (the root)" : "") + ": " + names[static_cast<int>(f)];
   const papcoll_options o = with(algo);
   codes(chk, papcoll_bcast(b.data(), count, type, r, MPI_COMM_WORLD, &o), e, PAPCOLL_ERR_ARG,
-        what);
+        what, e == root);
   bool ok = true;
   // An erring root sends zeros (its stand-in), which the others cannot tell from data.
   for (int i = 0; i < kN && ok; ++i)
@@ -184,7 +193,6 @@ int main(int argc, char** argv) {
   {
     Checker chk("test_refusal_board");
     const int p = chk.size();
-    // The board is made at the first call that moves data on a communicator.
     in_step(chk, "nothing");
     if (p >= 2) {
       for (const char* algo : {"auto", "native", "ring", "rabenseifner"})
