@@ -22,7 +22,7 @@
 # usage: tests/multinode/multinode.sh BIN_DIR [PROGRAM_LIST]
 # settings: MULTINODE_NODES (2..16, default 3), MULTINODE_RANKS_PER_NODE (1..8, default 2),
 #   MULTINODE_RATE (tc rate between nodes, default 1gbit; "none": unshaped veth),
-#   MULTINODE_TIMEOUT (seconds per program, default 60), MULTINODE_VERBOSE=1 (programs' output
+#   MULTINODE_TIMEOUT (seconds per program, default 120), MULTINODE_VERBOSE=1 (programs' output
 #   also when they pass).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,7 +31,7 @@ list=${2:-$here/programs.txt}
 nodes=${MULTINODE_NODES:-3}
 per=${MULTINODE_RANKS_PER_NODE:-2}
 rate=${MULTINODE_RATE:-1gbit}
-limit=${MULTINODE_TIMEOUT:-60}
+limit=${MULTINODE_TIMEOUT:-120}
 net=10.79.0
 
 skip() { echo "SKIPPED: $*"; exit 77; }
