@@ -101,8 +101,8 @@ MpiStatus comm_context(MPI_Comm user_comm, CommContext** out) {
     ctx->machine_nodes = layouts.machine;
     ctx->nodes_overridden = layouts.overridden;
     const NodeLayout& machine = *ctx->machine_nodes;
-    s = detect_cores_shared(ctx->comm, machine.node_size(machine.node_of[static_cast<size_t>(ctx->rank)]),
-                            &ctx->cores_shared);
+    const int on_node = machine.node_size(machine.node_of[static_cast<size_t>(ctx->rank)]);
+    s = detect_cores_shared(ctx->comm, on_node, &ctx->cores_shared);
   }
   // The window needs memory that every rank shares, and under PAPCOLL_NODES a pretended node
   // boundary between them: then the ranks talk through messages, as across real nodes.

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <functional>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -102,13 +103,8 @@ void check_collectives(Checker& check, MPI_Comm comm, const std::string& where) 
   const int n = 3001;
   std::vector<std::string> algos{"auto", "native"};
   {
-    const std::string list = papcoll_algorithms("allreduce");
-    size_t pos = 0;
-    while (pos < list.size()) {
-      const size_t comma = list.find(',', pos);
-      algos.push_back(list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
-      pos = comma == std::string::npos ? list.size() : comma + 1;
-    }
+    std::stringstream list(papcoll_algorithms("allreduce"));
+    for (std::string name; std::getline(list, name, ',');) algos.push_back(name);
   }
   for (const std::string& algo : algos) {
     std::vector<int> in(n), out(n, -1);
