@@ -35,8 +35,9 @@ printf 'papcoll-model 1\np 16\ndefault 4e-05 8e-09\n0 1 5e-06 8e-10\nend\n' >"$m
 run g5k-2sites-39 --op scatterv --counts-dist cpu-speed
 run g5k-2sites-39 --op gatherv --counts-dist ratio:100 --model "$model"
 
-# Every platform file still loads and routes.
-for platform in gige-128 gige-512 gige-1024; do
+# Every platform file still loads and routes; on the platforms of many-core nodes 16 ranks fill
+# nodes of unequal size (gige-8x6: 6, 6 and 4; the others: one or two nodes).
+for platform in gige-128 gige-512 gige-1024 gige-8x6 gige-16x8 gige-64x16 opa-32x32; do
   run "$platform" --op allreduce --algo ring,prr
 done
 

@@ -17,6 +17,7 @@ import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 RUN = os.path.join(ROOT, "sim", "run.sh")
+TIME = "/usr/bin/time"
 
 # Hockney parameters of the simulated platforms (sim/platforms/README.md): node-to-node latency,
 # seconds per byte. gamma: reductions run inside MPI_Reduce_local, which SMPI does not charge.
@@ -24,6 +25,14 @@ PLATFORM_HOCKNEY = {
     "gige": (22e-6, 8e-9, 1e-12),
     "opa-36": (1e-6, 8e-11, 1e-12),
 }
+
+# Simulations of this many ranks or more take one machine-wide lock, so that only one large
+# simulation runs at a time on a shared machine (1024 ranks take up to 20 GB).
+LOCKED_RANKS = 128
+SMPI_LOCK = "/tmp/papcoll-smpi.lock"
+
+# The status recorded for a simulation that exited 0 without results (a SimGrid deadlock).
+NO_RESULTS = 3
 
 # Results kept per papcoll-bench row (samples and per-rank means are dropped to keep files small).
 KEEP = ("op", "algorithm", "p", "count", "dtype", "bytes", "mode", "max_delay_ms", "pat",
@@ -105,19 +114,27 @@ class Experiment:
         # of a niced caller would starve them behind other jobs.
         cmd = (["nice", "-n", str(max(0, 10 - os.nice(0))), RUN, platform, str(np), self.args.bench] + list(bench_args) +
                ["--quiet", "--json", tmp] + list(cfg))
+        # The simulation's own wall time and peak memory (the largest resident set of the process
+        # tree, KB), without the wait for the lock.
+        rss_file = tmp + ".rss"
+        if os.access(TIME, os.X_OK):
+            cmd = [TIME, "-f", "%e %M", "-o", rss_file] + cmd
+        if np >= LOCKED_RANKS:
+            cmd = ["flock", SMPI_LOCK] + cmd
         shown = " ".join([f"{k}={shlex.quote(v)}" for k, v in (env or {}).items()] +
                          [shlex.quote(c) for c in [os.path.relpath(RUN, ROOT), platform, str(np),
                                                   os.path.relpath(self.args.bench, ROOT)]
                           + list(bench_args) + list(cfg)])
         print(f"[{self.name}/{part}] {shown}", flush=True)
         t = time.time()
-        rc, err = 0, None
+        rc, err, output = 0, None, ""
         try:
             proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
                                   timeout=self.args.timeout, env=dict(os.environ, **(env or {})))
             rc = proc.returncode
+            output = proc.stderr or proc.stdout
             if rc != 0:
-                err = (proc.stderr or proc.stdout)[-2000:]
+                err = output[-2000:]
         except subprocess.TimeoutExpired:
             rc, err = 124, f"timeout after {self.args.timeout} s"
         wall = time.time() - t
@@ -134,6 +151,18 @@ class Experiment:
             pass
         finally:
             os.unlink(tmp)
+        if rc == 0 and not rows:
+            # SimGrid ends a simulation whose ranks all wait forever ("Deadlock detected") with
+            # status 0: no results is a failure too.
+            rc, err = NO_RESULTS, output[-2000:] or "no results"
+        max_rss_mb = sim_wall_s = None
+        try:
+            with open(rss_file) as f:
+                fields = f.read().split()
+            os.unlink(rss_file)
+            sim_wall_s, max_rss_mb = float(fields[-2]), round(int(fields[-1]) / 1024, 1)
+        except (OSError, ValueError, IndexError):
+            pass
         print(f"    {len(rows)} rows, rc={rc}, {wall:.1f} s wall", flush=True)
         if err:
             print("    " + err.strip().replace("\n", "\n    "), file=sys.stderr, flush=True)
@@ -141,6 +170,7 @@ class Experiment:
             "part": part, "group": group or part, "platform": platform, "np": np,
             "variant": variant,
             "command": shown, "rc": rc, "error": err, "wall_s": round(wall, 1),
+            "max_rss_mb": max_rss_mb, "simulation_wall_s": sim_wall_s,
             "simulated_wall_s": config.get("wall_s"), "rows": rows})
         self.save()
         return rows

@@ -31,10 +31,11 @@ int calibrate(MPI_Comm comm, const papcoll_options* user_opt) {
     n.intra = n.inter = {opt.alpha, opt.beta};
     if (opt.gamma > 0)
       for (double& g : n.gamma) g = opt.gamma;
-    n.nodes = ctx->network_known ? ctx->network.nodes : 1;
+    n.nodes = ctx->nodes->nodes();
     n.source = NetworkSource::options;
   } else if (call.p() > 1) {
-    PAPCOLL_TRY(calibrate_network(ctx->comm, kCalibrateWho, &n));
+    PAPCOLL_TRY(calibrate_network(ctx->comm, *ctx->nodes, ctx->nodes_overridden, kCalibrateWho,
+                                  &n));
   }
   ctx->network = n;
   ctx->network_known = true;

@@ -294,7 +294,8 @@ int CollectiveCall::open_context(MPI_Comm comm, bool settle_network) {
   if (!settle_network) return PAPCOLL_SUCCESS;
   const bool reads = reads_network();
   if (reads && !ctx_->network_known) {  // the same on every rank: settled collectively
-    PAPCOLL_TRY(calibrate_network(ctx_->comm, who_, &ctx_->network));
+    PAPCOLL_TRY(calibrate_network(ctx_->comm, *ctx_->nodes, ctx_->nodes_overridden, who_,
+                                  &ctx_->network));
     ctx_->network_known = true;
   }
   // A call whose options give alpha and beta reads nothing of the communicator's (it may not be

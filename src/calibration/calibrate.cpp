@@ -209,7 +209,8 @@ std::string calibration_cache_path(const std::string& dir, const std::string& ke
   return dir.empty() ? std::string() : dir + "/calibration-" + key + ".txt";
 }
 
-int calibrate_network(MPI_Comm comm, const char* who, NetworkParams* out) {
+int calibrate_network(MPI_Comm comm, const NodeLayout& layout, bool nodes_overridden,
+                      const char* who, NetworkParams* out) {
   const double started = MPI_Wtime();
   const CalibrationSettings& set = calibration_settings();
   auto mpi = [&](const MpiStatus& s) {
@@ -219,7 +220,8 @@ int calibrate_network(MPI_Comm comm, const char* who, NetworkParams* out) {
   if (int rc = MPI_Comm_rank(comm, &rank); rc != MPI_SUCCESS) return mpi({rc, "MPI_Comm_rank"});
   if (int rc = MPI_Comm_size(comm, &p); rc != MPI_SUCCESS) return mpi({rc, "MPI_Comm_size"});
 
-  // Which ranks share a host: one 8-byte hash per rank, the same array on every rank.
+  // The hosts, for the cache file's key: one 8-byte hash per rank, the same array on every rank.
+  // Which ranks share a node is the context's layout (MPI_Comm_split_type), not these names.
   char name[MPI_MAX_PROCESSOR_NAME + 1] = {};
   int len = 0;
   if (int rc = MPI_Get_processor_name(name, &len); rc != MPI_SUCCESS)
@@ -229,8 +231,8 @@ int calibrate_network(MPI_Comm comm, const char* who, NetworkParams* out) {
   if (int rc = MPI_Allgather(&mine, 1, MPI_UINT64_T, hosts.data(), 1, MPI_UINT64_T, comm);
       rc != MPI_SUCCESS)
     return mpi({rc, "MPI_Allgather"});
-  const std::vector<int> node_of = nodes_of_hosts(hosts);
-  const int nodes = count_nodes(node_of);
+  const std::vector<int>& node_of = layout.node_of;
+  const int nodes = layout.nodes();
 
   double wire[NetworkParams::kWireDoubles + 1] = {};  // [0]: 1 = known without measuring
   CalibrationKey key;
@@ -243,7 +245,8 @@ int calibrate_network(MPI_Comm comm, const char* who, NetworkParams* out) {
     }
     key.ranks = p;
     key.library = library_version();
-    key.hash = calibration_key_hash(hosts, p, key.library);
+    key.hash = calibration_key_hash(hosts, p, key.library,
+                                    nodes_overridden ? layout.key() : std::string());
     cache_path = calibration_cache_path(set.cache_dir, key_text(key.hash));
     NetworkParams known;
     if (decide_without_measuring(set, p, nodes, node_of, key, cache_path, &known)) {
@@ -258,7 +261,7 @@ int calibrate_network(MPI_Comm comm, const char* who, NetworkParams* out) {
   if (wire[0] == 1) {
     n = NetworkParams::from_wire(wire + 1);
   } else {
-    if (MpiStatus s = measure_network(comm, node_of, set.budget_s, &n, started); !s.ok())
+    if (MpiStatus s = measure_network(comm, layout, set.budget_s, &n, started); !s.ok())
       return mpi(s);
     if (rank == 0) {
       {

@@ -23,6 +23,7 @@
 #include <string>
 
 #include "calibration/network_params.hpp"
+#include "model/node_layout.hpp"
 
 namespace papcoll {
 
@@ -39,9 +40,12 @@ struct CalibrationSettings {
 };
 const CalibrationSettings& calibration_settings();
 
-// Collective over `comm` (papcoll's private duplicate of the user's communicator). *out is
-// identical on every rank afterwards. A papcoll code; the message names `who`.
-int calibrate_network(MPI_Comm comm, const char* who, NetworkParams* out);
+// Collective over `comm` (papcoll's private duplicate of the user's communicator), whose node
+// layout is `nodes` (the context's, src/executor/node_detection.hpp; `nodes_overridden` when it
+// came from PAPCOLL_NODES, which then keys the cache file too). *out is identical on every rank
+// afterwards. A papcoll code; the message names `who`.
+int calibrate_network(MPI_Comm comm, const NodeLayout& nodes, bool nodes_overridden,
+                      const char* who, NetworkParams* out);
 
 // The cache file's path for a key (for the tests and docs): cache_dir/calibration-KEY.txt.
 std::string calibration_cache_path(const std::string& dir, const std::string& key);

@@ -19,7 +19,7 @@ std::uint64_t fnv1a64(std::string_view bytes, std::uint64_t h) {
 }
 
 std::uint64_t calibration_key_hash(std::vector<std::uint64_t> host_hashes, int ranks,
-                                   std::string_view library) {
+                                   std::string_view library, std::string_view layout_key) {
   std::sort(host_hashes.begin(), host_hashes.end());
   std::uint64_t h = 14695981039346656037ULL;
   auto mix = [&](std::uint64_t v) {
@@ -29,7 +29,9 @@ std::uint64_t calibration_key_hash(std::vector<std::uint64_t> host_hashes, int r
   };
   for (std::uint64_t v : host_hashes) mix(v);
   mix(static_cast<std::uint64_t>(ranks));
-  return fnv1a64(one_line(library), h);
+  h = fnv1a64(one_line(library), h);
+  if (!layout_key.empty()) h = fnv1a64(layout_key, fnv1a64("nodes", h));
+  return h;
 }
 
 std::string key_text(std::uint64_t hash) {

@@ -38,9 +38,12 @@ struct CalibrationKey {
 };
 
 // FNV-1a (64 bit) over the sorted hashes of the ranks' host names, the communicator size and
-// the MPI library's version string: a host list in any rank order gives the same key.
+// the MPI library's version string: a host list in any rank order gives the same key. Under
+// PAPCOLL_NODES the pretended layout's key (NodeLayout::key) is mixed in too, so a measurement of
+// pretended nodes never stands in for the real ones or the other way round; empty otherwise,
+// which leaves the key as it always was.
 std::uint64_t calibration_key_hash(std::vector<std::uint64_t> host_hashes, int ranks,
-                                   std::string_view library);
+                                   std::string_view library, std::string_view layout_key = {});
 // FNV-1a (64 bit) of a byte string (a host name).
 std::uint64_t fnv1a64(std::string_view bytes, std::uint64_t h = 14695981039346656037ULL);
 // 16 lower-case hex digits.

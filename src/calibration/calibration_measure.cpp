@@ -123,13 +123,14 @@ MpiStatus run_phase(MPI_Comm comm, const Pairing& pair, double budget_s, double*
 
 }  // namespace
 
-MpiStatus measure_network(MPI_Comm comm, const std::vector<int>& node_of, double budget_s,
+MpiStatus measure_network(MPI_Comm comm, const NodeLayout& layout, double budget_s,
                           NetworkParams* out, double started) {
   const double start = started >= 0 ? started : MPI_Wtime();
   int rank = 0, p = 1;
   PAPCOLL_MPI_TRY(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
   PAPCOLL_MPI_TRY(MPI_Comm_size(comm, &p), "MPI_Comm_size");
-  const int nodes = count_nodes(node_of);
+  const std::vector<int>& node_of = layout.node_of;
+  const int nodes = layout.nodes();
   const bool intra_phase = nodes < p;  // some node holds two ranks or more
   const bool inter_phase = nodes > 1;
   const BudgetSplit split = split_budget(budget_s, intra_phase, inter_phase);

@@ -10,11 +10,12 @@
 
 #include "calibration/network_params.hpp"
 #include "executor/mpi_status.hpp"
+#include "model/node_layout.hpp"
 
 namespace papcoll {
 
 // Collective over `comm` (papcoll's private duplicate: tags cannot meet the application's).
-// node_of is every rank's node (nodes_of_hosts), identical on every rank. budget_s bounds the
+// `nodes` is the communicator's node layout, identical on every rank. budget_s bounds the
 // time from the first ping-pong to the last (each loop stops at most one step past its share).
 //
 //  1. Every rank times MPI_Reduce_local (MPI_SUM) on 64 KiB of float, double and int (the
@@ -28,7 +29,7 @@ namespace papcoll {
 //     assumed: an all-reduce's result may differ in its last bits between ranks).
 // `seconds` is rank 0's time from `started` (MPI_Wtime, by default now) to the gather's end, and
 // travels with the values.
-MpiStatus measure_network(MPI_Comm comm, const std::vector<int>& node_of, double budget_s,
+MpiStatus measure_network(MPI_Comm comm, const NodeLayout& layout, double budget_s,
                           NetworkParams* out, double started = -1);
 
 }  // namespace papcoll

@@ -9,23 +9,6 @@
 
 namespace papcoll {
 
-std::vector<int> nodes_of_hosts(const std::vector<std::uint64_t>& host_hashes) {
-  std::map<std::uint64_t, int> first;
-  std::vector<int> node_of(host_hashes.size());
-  for (size_t i = 0; i < host_hashes.size(); ++i) {
-    const auto [it, fresh] = first.emplace(host_hashes[i], static_cast<int>(i));
-    node_of[i] = it->second;
-  }
-  return node_of;
-}
-
-int count_nodes(const std::vector<int>& node_of) {
-  int n = 0;
-  for (size_t i = 0; i < node_of.size(); ++i)
-    if (node_of[i] == static_cast<int>(i)) ++n;
-  return n;
-}
-
 namespace {
 
 // Each rank's index among the ranks of its node (rank order).

@@ -1,16 +1,14 @@
-// The measurement's plan, without MPI (calibration_measure.hpp runs it): which ranks share a node,
-// who ping-pongs with whom, and when to stop. Every input is identical on every rank (the
-// allgathered host hashes, the budget), so every rank derives the same plan.
+// The measurement's plan, without MPI (calibration_measure.hpp runs it): who ping-pongs with whom,
+// and when to stop. Every input is identical on every rank (the communicator's node layout,
+// model/node_layout.hpp, and the budget), so every rank derives the same plan. node_of below is
+// NodeLayout::node_of(): equal values share a node, nodes numbered in the order of their lowest
+// rank.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 namespace papcoll {
-
-// node_of[i]: the smallest rank on rank i's host (ranks whose host names hash alike).
-std::vector<int> nodes_of_hosts(const std::vector<std::uint64_t>& host_hashes);
-int count_nodes(const std::vector<int>& node_of);
 
 // A rank's partner in one phase of the measurement: -1 when it sits the phase out. The lower
 // rank of a pair drives the ping-pong (initiator) and reports its estimates.

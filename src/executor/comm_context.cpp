@@ -1,6 +1,7 @@
 #include "executor/comm_context.hpp"
 
 #include "executor/core_sharing.hpp"
+#include "executor/node_detection.hpp"
 #include "executor/shared_transport.hpp"
 
 #include <mutex>
@@ -93,8 +94,22 @@ MpiStatus comm_context(MPI_Comm user_comm, CommContext** out) {
                           "MPI_Comm_set_errhandler");
   if (s.ok()) s = mpi_check(MPI_Comm_rank(ctx->comm, &ctx->rank), "MPI_Comm_rank");
   if (s.ok()) s = mpi_check(MPI_Comm_size(ctx->comm, &ctx->size), "MPI_Comm_size");
-  if (s.ok()) s = detect_cores_shared(ctx->comm, &ctx->cores_shared);
-  if (s.ok()) s = SharedWindow::usable(ctx->comm, &ctx->shared_memory);
+  NodeLayouts layouts;
+  if (s.ok()) s = detect_node_layouts(ctx->comm, &layouts);
+  if (s.ok()) {
+    ctx->nodes = layouts.nodes;
+    ctx->machine_nodes = layouts.machine;
+    ctx->nodes_overridden = layouts.overridden;
+    const NodeLayout& machine = *ctx->machine_nodes;
+    const int on_node = machine.node_size(machine.node_of[static_cast<size_t>(ctx->rank)]);
+    s = detect_cores_shared(ctx->comm, on_node, &ctx->cores_shared);
+  }
+  // The window needs memory that every rank shares, and under PAPCOLL_NODES a pretended node
+  // boundary between them: then the ranks talk through messages, as across real nodes.
+  if (s.ok())
+    s = SharedWindow::usable(ctx->comm,
+                             ctx->machine_nodes->single_node() && ctx->nodes->single_node(),
+                             &ctx->shared_memory);
   if (s.ok())
     s = mpi_check(MPI_Comm_set_attr(user_comm, kv.context, ctx.get()), "MPI_Comm_set_attr");
   if (!s.ok()) {

@@ -13,6 +13,7 @@
 #include "executor/mpi_status.hpp"
 #include "executor/shared_window.hpp"
 #include "model/link_model_cache.hpp"
+#include "model/node_layout.hpp"
 #include "schedule/registry.hpp"
 #include "schedule/schedule_cache.hpp"
 
@@ -22,13 +23,21 @@ struct CommContext {
   MPI_Comm comm = MPI_COMM_NULL;  // private duplicate with MPI_ERRORS_RETURN
   int rank = 0;
   int size = 1;
+  // Which ranks share a node (node_detection.hpp), detected once at creation and identical on
+  // every rank. `nodes` is what schedules and the cost model read: PAPCOLL_NODES where it is set,
+  // else what MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) says, which `machine_nodes` always holds
+  // (what shared memory can rely on). Never null once the context exists.
+  std::shared_ptr<const NodeLayout> nodes;
+  std::shared_ptr<const NodeLayout> machine_nodes;
+  bool nodes_overridden = false;  // PAPCOLL_NODES is in effect
   // Ranks outnumber cores on some node (core_sharing.hpp); the same on every rank.
   bool cores_shared = false;
   ScratchBuffer scratch;
   // Work buffer of ranks that have no receive buffer of their own (the non-roots of a reduce):
   // separate from `scratch`, which the executor uses for incoming blocks during the same run.
   ScratchBuffer work;
-  // Every rank is on one node and PAPCOLL_SHARED_MEMORY is not 0 (SharedWindow::usable): the
+  // Every rank is on one node (in both layouts) and PAPCOLL_SHARED_MEMORY is not 0
+  // (SharedWindow::usable): the
   // copy-only collectives may use the shared-memory transport (shared_transport.hpp). The same on
   // every rank; turned off for good if the window cannot be allocated.
   bool shared_memory = false;

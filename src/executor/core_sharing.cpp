@@ -28,21 +28,16 @@ int local_override() {
 
 }  // namespace
 
-MpiStatus detect_cores_shared(MPI_Comm comm, bool* out) {
+MpiStatus detect_cores_shared(MPI_Comm comm, int ranks_on_node, bool* out) {
   *out = false;
 #ifdef PAPCOLL_SMPI
   (void)comm;
+  (void)ranks_on_node;
   return {};
 #else
-  MPI_Comm node = MPI_COMM_NULL;
-  PAPCOLL_MPI_TRY(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
-                  "MPI_Comm_split_type");
-  int on_node = 1;
-  const int rc = MPI_Comm_size(node, &on_node);
-  MPI_Comm_free(&node);
-  PAPCOLL_MPI_TRY(rc, "MPI_Comm_size");
   const int forced = local_override();
-  int local = forced >= 0 ? forced : (node_oversubscribed(on_node, usable_cpus()) ? 1 : 0), any = 0;
+  int local = forced >= 0 ? forced : (node_oversubscribed(ranks_on_node, usable_cpus()) ? 1 : 0);
+  int any = 0;
   PAPCOLL_MPI_TRY(MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_LOR, comm), "MPI_Allreduce");
   *out = any != 0;
   return {};

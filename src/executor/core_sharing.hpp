@@ -17,10 +17,11 @@ inline bool node_oversubscribed(int ranks_on_node, int usable_cpus) {
   return usable_cpus > 0 && ranks_on_node > usable_cpus;
 }
 
-// True on every rank when node_oversubscribed holds on any node of `comm` (collective), or when
+// True on every rank when node_oversubscribed holds on any node of `comm` (collective; each rank
+// passes how many ranks of `comm` share its node, node_detection.hpp), or when
 // PAPCOLL_CORES_SHARED=1 on any rank; PAPCOLL_CORES_SHARED=0 on every rank makes it false. Under
 // SimGrid SMPI (one real process simulating every host) always false: the simulated hosts, not
 // the real CPUs, do the work there.
-MpiStatus detect_cores_shared(MPI_Comm comm, bool* out);
+MpiStatus detect_cores_shared(MPI_Comm comm, int ranks_on_node, bool* out);
 
 }  // namespace papcoll

@@ -31,27 +31,17 @@ void store_release(uint64_t* p, uint64_t v) {
 
 SharedWindow::~SharedWindow() = default;
 
-MpiStatus SharedWindow::usable(MPI_Comm comm, bool* out) {
+MpiStatus SharedWindow::usable(MPI_Comm comm, bool one_node, bool* out) {
   *out = false;
 #ifdef PAPCOLL_SMPI
   (void)comm;
+  (void)one_node;
   return {};
 #else
   static_assert(std::atomic_ref<uint64_t>::is_always_lock_free,
                 "flags in shared memory need lock-free (address-free) atomics");
   const char* env = std::getenv("PAPCOLL_SHARED_MEMORY");
-  int local = env != nullptr && std::strcmp(env, "0") == 0 ? 0 : 1;
-  if (local) {
-    MPI_Comm node = MPI_COMM_NULL;
-    PAPCOLL_MPI_TRY(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
-                    "MPI_Comm_split_type");
-    int on_node = 0, size = 0;
-    int rc = MPI_Comm_size(node, &on_node);
-    MPI_Comm_free(&node);
-    PAPCOLL_MPI_TRY(rc, "MPI_Comm_size");
-    PAPCOLL_MPI_TRY(MPI_Comm_size(comm, &size), "MPI_Comm_size");
-    local = on_node == size ? 1 : 0;
-  }
+  int local = one_node && !(env != nullptr && std::strcmp(env, "0") == 0) ? 1 : 0;
   int all = 0;
   PAPCOLL_MPI_TRY(MPI_Allreduce(&local, &all, 1, MPI_INT, MPI_LAND, comm), "MPI_Allreduce");
   *out = all != 0;

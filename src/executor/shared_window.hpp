@@ -28,9 +28,10 @@ class SharedWindow {
   SharedWindow& operator=(const SharedWindow&) = delete;
   ~SharedWindow();  // frees nothing through MPI (see release())
 
-  // Whether every rank of `comm` shares one node (collective; false under SimGrid SMPI, whose
-  // simulated hosts have no common memory, and when PAPCOLL_SHARED_MEMORY=0 is set on any rank).
-  static MpiStatus usable(MPI_Comm comm, bool* out);
+  // Whether the window may be used on `comm`: `one_node` (every rank shares one node, the same on
+  // every rank: node_detection.hpp) and PAPCOLL_SHARED_MEMORY is not 0 on any rank (collective;
+  // false under SimGrid SMPI, whose simulated hosts have no common memory).
+  static MpiStatus usable(MPI_Comm comm, bool one_node, bool* out);
 
   // Makes room for `blocks` flags and `data_bytes` of data per segment (collective over `comm`,
   // the private communicator; every rank must pass the same values). Grows only; growing waits

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "executor/mpi_status.hpp"
+#include "executor/node_detection.hpp"
 #include "observe/observe_config.hpp"
 #include "observe/report_writer.hpp"
 #include "observe/watchdog.hpp"
@@ -145,15 +146,11 @@ CommObserver* make_observer(MPI_Comm comm) {
   if (PMPI_Comm_get_name(comm, name, &len) == MPI_SUCCESS) o->given_name.assign(name, len);
   // One exchange: whether every rank is on one node, and the id (comm rank 0's world rank and
   // count of observers made there).
-  int on_node = 0;
-  {
-    MPI_Comm node = MPI_COMM_NULL;
-    if (PMPI_Comm_split_type(o->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) !=
-        MPI_SUCCESS)
-      return mpi_failed("MPI_Comm_split_type");
-    PMPI_Comm_size(node, &on_node);
-    PMPI_Comm_free(&node);
-  }
+  // The observer exists also where papcoll's communicator context does not (the interposition
+  // library's native calls), so it asks MPI itself, the same way the context does.
+  SharedNode node;
+  if (!shared_node_of(o->comm, &node).ok()) return mpi_failed("MPI_Comm_split_type");
+  const int on_node = node.size;
   int world_rank = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   long long mine[2] = {on_node == o->size ? 0 : 1,

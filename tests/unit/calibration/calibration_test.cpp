@@ -11,6 +11,7 @@
 #include "calibration/calibration_file.hpp"
 #include "calibration/calibration_plan.hpp"
 #include "calibration/network_params.hpp"
+#include "model/node_layout.hpp"
 
 namespace papcoll {
 namespace {
@@ -21,11 +22,10 @@ std::vector<std::uint64_t> hosts_of(const std::vector<int>& host_ids) {
   return h;
 }
 
-TEST(CalibrationPlan, NodesFromHostHashes) {
-  const std::vector<int> node_of = nodes_of_hosts(hosts_of({3, 3, 1, 1, 3, 2}));
-  EXPECT_EQ(node_of, (std::vector<int>{0, 0, 2, 2, 0, 5}));
-  EXPECT_EQ(count_nodes(node_of), 3);
-  EXPECT_EQ(count_nodes(nodes_of_hosts(hosts_of({7, 7, 7, 7}))), 1);
+// The plan's node_of: a layout's (node_layout_test.cpp has the layout itself).
+std::vector<int> nodes_of_hosts(const std::vector<int>& host_ids) {
+  const std::vector<int64_t> labels(host_ids.begin(), host_ids.end());
+  return node_layout_from_labels(labels).node_of;
 }
 
 // Every pairing is symmetric, disjoint, of the right class, and has one initiator.
@@ -50,12 +50,12 @@ TEST(CalibrationPlan, PairsWithinAndBetweenNodes) {
   for (const auto& hosts : std::vector<std::vector<int>>{
            {0, 0, 0, 0}, {0, 1, 2, 3}, {0, 0, 1, 1, 2, 2}, {0, 0, 0, 1}, {5, 1, 5, 1, 5, 1, 5},
            {0}, {0, 0, 0, 0, 0, 0, 0, 1}}) {
-    const std::vector<int> node_of = nodes_of_hosts(hosts_of(hosts));
+    const std::vector<int> node_of = nodes_of_hosts(hosts);
     check_pairs(node_of, true);
     check_pairs(node_of, false);
   }
   // One rank per node (the SMPI platforms): everyone but an odd one out pairs across nodes.
-  const std::vector<int> spread = nodes_of_hosts(hosts_of({0, 1, 2, 3, 4, 5, 6}));
+  const std::vector<int> spread = nodes_of_hosts({0, 1, 2, 3, 4, 5, 6});
   int inter = 0;
   for (int r = 0; r < 7; ++r) {
     EXPECT_LT(intra_node_pair(spread, r).partner, 0);
@@ -63,7 +63,7 @@ TEST(CalibrationPlan, PairsWithinAndBetweenNodes) {
   }
   EXPECT_EQ(inter, 6);
   // Two nodes of four: four concurrent cross pairs.
-  const std::vector<int> two = nodes_of_hosts(hosts_of({0, 0, 0, 0, 1, 1, 1, 1}));
+  const std::vector<int> two = nodes_of_hosts({0, 0, 0, 0, 1, 1, 1, 1});
   for (int r = 0; r < 8; ++r) EXPECT_GE(inter_node_pair(two, r).partner, 0);
 }
 
@@ -225,6 +225,13 @@ TEST(CalibrationFile, KeyIgnoresRankOrderButNotSizeOrLibrary) {
   EXPECT_NE(calibration_key_hash(hosts_of({0, 1}), 2, lib), calibration_key_hash(hosts_of({0, 1}), 3, lib));
   EXPECT_NE(calibration_key_hash(hosts_of({0, 1}), 2, lib),
             calibration_key_hash(hosts_of({0, 1}), 2, "MPICH 4.0"));
+  // PAPCOLL_NODES's layout keys the file too; without it the key is what it always was.
+  const std::uint64_t plain = calibration_key_hash(hosts_of({0, 0, 0, 0}), 4, lib);
+  EXPECT_EQ(plain, calibration_key_hash(hosts_of({0, 0, 0, 0}), 4, lib, ""));
+  const std::uint64_t two = calibration_key_hash(hosts_of({0, 0, 0, 0}), 4, lib,
+                                                 block_node_layout(4, 2).key());
+  EXPECT_NE(plain, two);
+  EXPECT_NE(two, calibration_key_hash(hosts_of({0, 0, 0, 0}), 4, lib, block_node_layout(4, 1).key()));
   EXPECT_EQ(key_text(0x1a2bULL), "0000000000001a2b");
 }
 
