@@ -134,7 +134,7 @@ TEST(AutoSelection, RowsWhoseGenerationAloneLosesAreNotSimulated) {
   const AlgorithmInfo* all = choose_allreduce(1 << 20, true, input(p, kFourMiB, a), prepare, &v);
   EXPECT_TRUE(all == nullptr || std::string(all->name) != "late-fold");
   EXPECT_TRUE(std::isfinite(v.aware_elapsed));  // PRR and SLT were costed
-  const AlgorithmInfo* red = choose_reduce(true, input(p, kFourMiB, a, 0), prepare);
+  const AlgorithmInfo* red = choose_reduce(1 << 20, true, input(p, kFourMiB, a, 0), prepare);
   EXPECT_TRUE(red == nullptr || (std::string(red->name) != "late-fold" &&
                                  std::string(red->name) != "clairvoyant"));
   const clairvoyant::FinishRoundsStats after = clairvoyant::finish_rounds_stats();
