@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "model/link_model_io.hpp"
+#include "papcoll_sched_library.hpp"
 #include "papcoll_sched_time.hpp"
 #include "schedule/circulant/circulant_check.hpp"
 #include "schedule/circulant/circulant_skips.hpp"
@@ -53,6 +54,8 @@ const char* kUsage =
     "       papcoll-sched verify-circulant --from P1 --to P2 [--threads N] [--json]\n"
     "       papcoll-sched bench circulant --from P1 --to P2 [--step S]\n"
     "                            [--impl logp|reference|both] [--json]\n"
+    "       papcoll-sched library COLLECTIVE --p P --bytes M [--library L] [...]: what an MPI\n"
+    "                            library runs and the model's time for it ('library' alone: help)\n"
     "ALGO may be 'all' for verify. Arrival times are seconds. --collective defaults to\n"
     "allreduce, or to the only collective that has ALGO (e.g. clairvoyant: reduce).\n"
     "--round-time D: Clairvoyant's round time in seconds (default: the Hockney time of one\n"
@@ -760,6 +763,7 @@ int run(int argc, char** argv) {
     return cmd_bench_circulant(argc, argv);
   if (argc >= 3 && std::string(argv[1]) == "bench" && std::string(argv[2]) == "clairvoyant")
     return cmd_bench_clairvoyant(argc, argv);
+  if (argc >= 2 && std::string(argv[1]) == "library") return sched_library::run(argc, argv);
   Args a = parse_args(argc, argv);
   split_collective_prefix(a);
   try {
