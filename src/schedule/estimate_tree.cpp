@@ -7,7 +7,7 @@
 #include "schedule/estimate_topology.hpp"
 
 namespace papcoll::estimate {
-namespace {
+namespace tree_detail {  // file-local (unity builds: a name of its own)
 
 // Builds the tree rooted at rank `root` from `children(v, emit)`, which emits (child, batch) for
 // v in serving order, where v and the children are numbered as `real` maps them to ranks.
@@ -50,12 +50,20 @@ double edge_bytes(const TreeTransfer& x, int r) {
   return x.edge_bytes.empty() ? x.segment_bytes : x.edge_bytes[static_cast<size_t>(r)];
 }
 
+// What one more segment adds on an edge whose transfer takes `d`, of which `latency` is the
+// start-up, with x.in_flight segments in flight (TreeTransfer::in_flight).
+double next_segment(const TreeTransfer& x, double d, double latency) {
+  if (x.in_flight <= 1) return d;
+  return std::max(d - latency, d / x.in_flight);
+}
+
 // The batch of the i-th child served.
 int batch_of(Serve serve, int i) { return serve == Serve::all_at_once ? 0 : i; }
 
-}  // namespace
+}  // namespace tree_detail
 
 RankTree binomial_tree(int p, int root, bool largest_first, Serve serve) {
+  using namespace tree_detail;
   int depth = 0;
   while ((int64_t{1} << depth) < p) ++depth;
   return build_tree(
@@ -77,6 +85,7 @@ RankTree binomial_tree(int p, int root, bool largest_first, Serve serve) {
 }
 
 RankTree ompi_bmtree(int p, int root, Serve serve) {
+  using namespace tree_detail;
   return build_tree(
       p, root,
       [&](int v, auto emit) {
@@ -88,6 +97,7 @@ RankTree ompi_bmtree(int p, int root, Serve serve) {
 }
 
 RankTree knomial_tree(int p, int root, int radix, bool per_level, Serve serve) {
+  using namespace tree_detail;
   const int k = std::max(2, radix);
   return build_tree(
       p, root,
@@ -106,6 +116,7 @@ RankTree knomial_tree(int p, int root, int radix, bool per_level, Serve serve) {
 }
 
 RankTree kary_tree(int p, int root, int fanout, Serve serve) {
+  using namespace tree_detail;
   const int f = std::max(1, fanout);
   return build_tree(
       p, root,
@@ -126,6 +137,7 @@ RankTree kary_tree(int p, int root, int fanout, Serve serve) {
 }
 
 RankTree chain_tree(int p, int root, int chains, Serve serve) {
+  using namespace tree_detail;
   const int f = std::max(1, std::min(chains, p - 1));
   const int rest = p - 1;
   const int longer = f > 0 ? rest % f : 0, base = f > 0 ? rest / f : 0;
@@ -156,6 +168,7 @@ RankTree chain_tree(int p, int root, int chains, Serve serve) {
 }
 
 RankTree in_order_binary_tree(int p, Serve serve) {
+  using namespace tree_detail;
   // ompi_coll_base_topo_build_in_order_bintree: a subtree of `size` ranks starting at `delta`
   // has its root at delta + size - 1, its left child at delta + size - 2 (the root of the upper
   // size - size/2 - 1 ranks) and its right child at delta + size/2 - 1 (the lower size/2 ranks).
@@ -187,6 +200,7 @@ RankTree in_order_binary_tree(int p, Serve serve) {
 }
 
 RankTree flat_tree(int p, int root, const std::vector<int>& children, Serve serve) {
+  using namespace tree_detail;
   return build_tree(
       p, root,
       [&](int v, auto emit) {
@@ -198,7 +212,7 @@ RankTree flat_tree(int p, int root, const std::vector<int>& children, Serve serv
       [](int v) { return v; });
 }
 
-namespace {
+namespace tree_detail {  // file-local (unity builds: a name of its own)
 
 // How many transfers share each edge's links (estimate_topology.hpp): the transfers of the same
 // round leaving the sender's node or entering the receiver's, counted over every edge between
@@ -224,10 +238,11 @@ std::vector<double> edge_shares(const NodeLinks& links, const RankTree& t,
   return share;
 }
 
-}  // namespace
+}  // namespace tree_detail
 
 std::vector<double> tree_bcast_finish(const GeneratorInput& in, const RankTree& t,
                                       const TreeTransfer& x, const std::vector<double>& ready) {
+  using namespace tree_detail;
   const int p = t.p();
   const NodeLinks links(in);
   // A sender does not wait for an eager send, so consecutive eager sends of one rank are in
@@ -283,7 +298,8 @@ std::vector<double> tree_bcast_finish(const GeneratorInput& in, const RankTree& 
         const bool eager = m <= x.eager_bytes;
         first[static_cast<size_t>(c)] = std::max(start, rc) + d;
         end = std::max(end, eager ? start + d : first[static_cast<size_t>(c)]);
-        longest = std::max(longest, d);
+        longest = std::max(
+            longest, next_segment(x, d, links.same_node(u, c) ? links.intra_alpha() : links.alpha()));
       }
       port = end;
       per_segment += longest;
@@ -298,6 +314,7 @@ std::vector<double> tree_bcast_finish(const GeneratorInput& in, const RankTree& 
 
 std::vector<double> tree_reduce_finish(const GeneratorInput& in, const RankTree& t,
                                        const TreeTransfer& x, const std::vector<double>& ready) {
+  using namespace tree_detail;
   const int p = t.p();
   const NodeLinks links(in);
   const double gamma = x.reduce ? in.cost.gamma : 0;
@@ -332,15 +349,16 @@ std::vector<double> tree_reduce_finish(const GeneratorInput& in, const RankTree&
       sent[static_cast<size_t>(c)] = start;
       link[static_cast<size_t>(c)] = d;
       tu = start + d + gamma * m;
-      per_segment += d + gamma * m;
+      per_segment +=
+          next_segment(x, d, links.same_node(c, u) ? links.intra_alpha() : links.alpha()) + gamma * m;
       slowest_child = std::max(slowest_child, period[static_cast<size_t>(c)]);
     }
     first[static_cast<size_t>(u)] = tu;
     in_period[static_cast<size_t>(u)] = std::max(per_segment, slowest_child);
     double own_send = 0;
-    if (t.parent[static_cast<size_t>(u)] >= 0)
-      own_send = links.message(u, t.parent[static_cast<size_t>(u)], edge_bytes(x, u),
-                               share[static_cast<size_t>(u)]);
+    if (const int q = t.parent[static_cast<size_t>(u)]; q >= 0)
+      own_send = next_segment(x, links.message(u, q, edge_bytes(x, u), share[static_cast<size_t>(u)]),
+                              links.same_node(u, q) ? links.intra_alpha() : links.alpha());
     period[static_cast<size_t>(u)] = std::max(in_period[static_cast<size_t>(u)], own_send);
   }
   for (int u : t.order) {

@@ -78,6 +78,11 @@ struct TreeTransfer {
   std::vector<double> edge_bytes;
   double eager_bytes = 0;  // see the file comment
   bool reduce = false;     // reductions: the receiver reduces what it receives (gamma per byte)
+  // Segments a rank has in flight on one edge at once (Open MPI's trees post the next segment's
+  // receive before waiting for the current one: 2). From the second segment on, a segment then
+  // costs its transfer time over this many, but never less than its bandwidth term: the latency
+  // of one overlaps the transfer of the other. 1: the cost model's one message at a time.
+  int in_flight = 1;
 };
 
 // Finish time of every rank of a broadcast down `t` (or a scatter, with edge_bytes) that rank r

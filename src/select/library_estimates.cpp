@@ -11,7 +11,7 @@
 #include "select/library_rules.hpp"
 
 namespace papcoll {
-namespace {
+namespace library_estimates_detail {  // file-local (unity builds: a name of its own)
 
 using estimate::LockstepStep;
 using estimate::NodeLinks;
@@ -19,20 +19,14 @@ using estimate::RankTree;
 using estimate::Serve;
 using estimate::TreeTransfer;
 
-double latest(const std::vector<double>& v) {
+double latest_of(const std::vector<double>& v) {
   return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
 }
-int pof2_floor(int p) {
-  int q = 1;
-  while (q * 2 <= p) q *= 2;
-  return q;
-}
-int ceil_log2(int p) {
+int estimate_ceil_log2(int p) {
   int q = 0;
   while ((int64_t{1} << q) < p) ++q;
   return q;
 }
-bool is_pof2(int p) { return p > 0 && (p & (p - 1)) == 0; }
 
 // Everything one algorithm's estimate reads.
 struct Ctx {
@@ -49,7 +43,7 @@ struct Ctx {
   int root() const { return in.root >= 0 && in.root < in.p ? in.root : 0; }
 };
 
-std::vector<double> all_at(int p, double t) { return std::vector<double>(static_cast<size_t>(p), t); }
+std::vector<double> all_finish_at(int p, double t) { return std::vector<double>(static_cast<size_t>(p), t); }
 
 // ---- lockstep steps -----------------------------------------------------------------------
 
@@ -72,7 +66,7 @@ struct Butterfly {
   int real(int v) const { return v < rem ? 2 * v + (keep_even ? 0 : 1) : v + rem; }
   int folded(int i) const { return 2 * i + (keep_even ? 1 : 0); }  // leaves
   int kept(int i) const { return 2 * i + (keep_even ? 0 : 1); }
-  int steps() const { return ceil_log2(pof2); }
+  int steps() const { return estimate_ceil_log2(pof2); }
 };
 
 // Virtual ranks v and v ^ mask exchange `bytes` each way.
@@ -106,7 +100,7 @@ std::vector<double> folded_finish(const Butterfly& b, const std::vector<double>&
     start = std::max(start, std::max(ready[static_cast<size_t>(2 * i)],
                                      ready[static_cast<size_t>(2 * i + 1)]) + pre);
   for (int r = 2 * b.rem; r < b.p; ++r) start = std::max(start, ready[static_cast<size_t>(r)]);
-  std::vector<double> finish = all_at(b.p, start + mid);
+  std::vector<double> finish = all_finish_at(b.p, start + mid);
   for (int r = 0; r < 2 * b.rem; ++r) finish[static_cast<size_t>(r)] += post;
   return finish;
 }
@@ -144,7 +138,7 @@ std::vector<double> ring_allreduce(const Ctx& c, const std::vector<double>& read
   const int p = c.p();
   const double chunk = c.m() / p;
   const double t = (p - 1) * (2 * shift_step(c.links, 1, chunk) + c.gamma() * chunk);
-  return all_at(p, latest(ready) + t);
+  return all_finish_at(p, latest_of(ready) + t);
 }
 
 std::vector<double> segmented_ring(const Ctx& c, const std::vector<double>& ready) {
@@ -160,7 +154,7 @@ std::vector<double> segmented_ring(const Ctx& c, const std::vector<double>& read
   const double chunk = c.m() / p;
   const double time = phases * (p - 1) * shift_step(c.links, 1, chunk / phases) +
                       (p - 1) * c.gamma() * chunk + (p - 1) * shift_step(c.links, 1, chunk);
-  return all_at(p, latest(ready) + time);
+  return all_finish_at(p, latest_of(ready) + time);
 }
 
 // ---- trees ------------------------------------------------------------------------------
@@ -174,6 +168,8 @@ TreeTransfer whole_or_segments(const Ctx& c, double bytes, double segment, bool 
   if (segment > 0 && segment < bytes) {
     x.segments = static_cast<int>(std::ceil(bytes / segment));
     x.segment_bytes = bytes / x.segments;
+    // Open MPI's segmented trees (and SMPI's copies of them) keep two segments in flight.
+    x.in_flight = 2;
   } else {
     x.segment_bytes = bytes;
   }
@@ -208,7 +204,7 @@ std::vector<double> tree_bcast(const Ctx& c, const std::vector<double>& ready) {
     // rank of the other subtree.
     const TreeTransfer x = whole_or_segments(c, m / 2, c.a.segment_bytes, false);
     const std::vector<double> f = estimate::tree_bcast_finish(c.in, bcast_tree(c), x, ready);
-    return all_at(c.p(), latest(f) + shift_step(c.links, 1, m / 2));
+    return all_finish_at(c.p(), latest_of(f) + shift_step(c.links, 1, m / 2));
   }
   const TreeTransfer x = whole_or_segments(c, m, c.a.segment_bytes, false);
   return estimate::tree_bcast_finish(c.in, bcast_tree(c), x, ready);
@@ -247,7 +243,7 @@ std::vector<double> scatter_allgather(const Ctx& c, const std::vector<double>& r
       gather += s.time();
     }
   }
-  return all_at(p, latest(scattered) + gather);
+  return all_finish_at(p, latest_of(scattered) + gather);
 }
 
 RankTree reduce_tree(const Ctx& c) {
@@ -371,7 +367,7 @@ GeneratorInput sub_input(const GeneratorInput& in, int p, bool intra, int root =
   return s;
 }
 
-std::vector<double> pick(const std::vector<double>& v, const std::vector<int>& ranks) {
+std::vector<double> pick_ranks(const std::vector<double>& v, const std::vector<int>& ranks) {
   std::vector<double> out;
   out.reserve(ranks.size());
   for (int r : ranks) out.push_back(v[static_cast<size_t>(r)]);
@@ -401,7 +397,7 @@ std::vector<double> two_level_allreduce(const Ctx& c, const std::vector<double>&
     if (rk.size() > 1) {
       const GeneratorInput sub = sub_input(c.in, static_cast<int>(rk.size()), true);
       const auto f = sub_finish(smpi ? Collective::allreduce : Collective::reduce, c.call, sub,
-                                pick(ready, rk), MpiLibrary::mpich);
+                                pick_ranks(ready, rk), MpiLibrary::mpich);
       for (size_t i = 0; i < rk.size(); ++i) after_intra[static_cast<size_t>(rk[i])] = f[i];
     }
     leader_ready[static_cast<size_t>(k)] = after_intra[static_cast<size_t>(rk[0])];
@@ -418,7 +414,7 @@ std::vector<double> two_level_allreduce(const Ctx& c, const std::vector<double>&
   }
   for (int k = 0; k < n; ++k) {
     const auto& rk = nodes[static_cast<size_t>(k)];
-    std::vector<double> r = pick(after_intra, rk);
+    std::vector<double> r = pick_ranks(after_intra, rk);
     r[0] = leaders_done[static_cast<size_t>(k)];
     if (rk.size() > 1) {
       const GeneratorInput sub = sub_input(c.in, static_cast<int>(rk.size()), true);
@@ -446,7 +442,7 @@ std::vector<double> two_level_reduce(const Ctx& c, const std::vector<double>& re
     if (std::find(rk.begin(), rk.end(), root) != rk.end()) root_node = k;
     if (rk.size() > 1) {
       const GeneratorInput sub = sub_input(c.in, static_cast<int>(rk.size()), true);
-      const auto f = sub_finish(Collective::reduce, c.call, sub, pick(ready, rk), MpiLibrary::mpich);
+      const auto f = sub_finish(Collective::reduce, c.call, sub, pick_ranks(ready, rk), MpiLibrary::mpich);
       for (size_t i = 0; i < rk.size(); ++i) finish[static_cast<size_t>(rk[i])] = f[i];
     }
     leader_ready[static_cast<size_t>(k)] = finish[static_cast<size_t>(rk[0])];
@@ -501,7 +497,7 @@ std::vector<double> smp_binomial(const Ctx& c, const std::vector<double>& ready)
   }
   for (int k = 0; k < n; ++k) {
     const auto& rk = nodes[static_cast<size_t>(k)];
-    std::vector<double> r = pick(ready, rk);
+    std::vector<double> r = pick_ranks(ready, rk);
     r[0] = leaders_done[static_cast<size_t>(k)];
     if (rk.size() > 1) {
       const GeneratorInput sub = sub_input(c.in, static_cast<int>(rk.size()), true);
@@ -518,7 +514,7 @@ std::vector<double> smp_binomial(const Ctx& c, const std::vector<double>& ready)
 
 // ---- all-gatherv, scatterv, gatherv -------------------------------------------------------
 
-std::vector<double> portions(const GeneratorInput& in) {
+std::vector<double> library_portions(const GeneratorInput& in) {
   std::vector<double> b(static_cast<size_t>(in.p), in.p > 0 ? in.bytes / in.p : 0);
   if (static_cast<int>(in.counts.size()) == in.p)
     for (int r = 0; r < in.p; ++r) b[static_cast<size_t>(r)] = static_cast<double>(in.counts[static_cast<size_t>(r)]) * in.elem_bytes;
@@ -527,8 +523,8 @@ std::vector<double> portions(const GeneratorInput& in) {
 
 std::vector<double> allgatherv(const Ctx& c, const std::vector<double>& ready) {
   const int p = c.p();
-  const std::vector<double> part = portions(c.in);
-  const double largest = latest(part), mean = c.m() / std::max(1, p);
+  const std::vector<double> part = library_portions(c.in);
+  const double largest = latest_of(part), mean = c.m() / std::max(1, p);
   double t = 0;
   switch (c.a.algo) {
     case LibraryAlgo::ring:  // p - 1 steps, each rank forwarding one portion
@@ -578,7 +574,7 @@ std::vector<double> allgatherv(const Ctx& c, const std::vector<double>& ready) {
       }
       break;
   }
-  return all_at(p, latest(ready) + t);
+  return all_finish_at(p, latest_of(ready) + t);
 }
 
 std::vector<double> linear_v(const Ctx& c, const std::vector<double>& ready, bool scatter, int root) {
@@ -588,7 +584,7 @@ std::vector<double> linear_v(const Ctx& c, const std::vector<double>& ready, boo
   const RankTree t = estimate::flat_tree(p, root, children, serve_of(c.a));
   TreeTransfer x;
   x.eager_bytes = c.eager;
-  x.edge_bytes = portions(c.in);
+  x.edge_bytes = library_portions(c.in);
   return scatter ? estimate::tree_bcast_finish(c.in, t, x, ready)
                  : estimate::tree_reduce_finish(c.in, t, x, ready);
 }
@@ -604,9 +600,10 @@ std::vector<double> gatherv_bcast(const Ctx& c, const std::vector<double>& ready
   return library_algorithm_finish(bc, library_algorithm(bc, g), g, gathered);
 }
 
-}  // namespace
+}  // namespace library_estimates_detail
 
 double library_eager_bytes(MpiLibrary l, const GeneratorInput& in) {
+  using namespace library_estimates_detail;
   switch (l) {
     case MpiLibrary::generic: return 0;
     case MpiLibrary::open_mpi:
@@ -619,6 +616,7 @@ double library_eager_bytes(MpiLibrary l, const GeneratorInput& in) {
 std::vector<double> library_algorithm_finish(const LibraryCall& call, const LibraryAlgorithm& a,
                                              const GeneratorInput& in,
                                              const std::vector<double>& ready_in) {
+  using namespace library_estimates_detail;
   std::vector<double> ready = ready_in;
   ready.resize(static_cast<size_t>(std::max(0, in.p)), 0.0);
   if (in.p < 2) return ready;

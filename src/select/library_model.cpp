@@ -45,9 +45,9 @@ MpiLibrary mpi_library_from_version(std::string_view version) {
   return MpiLibrary::generic;
 }
 
-namespace {
+namespace library_model_detail {  // file-local (unity builds: a name of its own)
 
-double mean_elapsed(const std::vector<double>& finish, const GeneratorInput& in) {
+double library_mean_elapsed(const std::vector<double>& finish, const GeneratorInput& in) {
   const std::vector<double> a = estimate::arrivals_of(in);
   return estimate::mean_elapsed(finish, a);
 }
@@ -110,9 +110,10 @@ Best generic_best(const LibraryCall& call, const GeneratorInput& in) {
   return best;
 }
 
-}  // namespace
+}  // namespace library_model_detail
 
 LibraryAlgorithm library_algorithm(const LibraryCall& call, const GeneratorInput& in) {
+  using namespace library_model_detail;
   switch (call.library) {
     case MpiLibrary::open_mpi: return open_mpi_rule(call, in);
     case MpiLibrary::mpich: return mpich_rule(call, in);
@@ -124,13 +125,15 @@ LibraryAlgorithm library_algorithm(const LibraryCall& call, const GeneratorInput
 }
 
 std::vector<double> library_finish(const LibraryCall& call, const GeneratorInput& in) {
+  using namespace library_model_detail;
   if (call.library == MpiLibrary::generic) return generic_best(call, in).finish;
   return library_algorithm_finish(call, library_algorithm(call, in), in, estimate::arrivals_of(in));
 }
 
 double library_predict(const LibraryCall& call, const GeneratorInput& in) {
+  using namespace library_model_detail;
   if (in.p < 2) return 0;
-  return mean_elapsed(library_finish(call, in), in);
+  return library_mean_elapsed(library_finish(call, in), in);
 }
 
 }  // namespace papcoll

@@ -36,4 +36,12 @@ LibraryAlgorithm mpich_rule(const LibraryCall& call, const GeneratorInput& in);
 // Whether in.nodes puts several ranks on some node.
 bool several_ranks_per_node(const GeneratorInput& in);
 
+// The largest power of two <= p, and whether p is one (the libraries' folds and rules).
+inline int pof2_floor(int p) {
+  int q = 1;
+  while (q * 2 <= p) q *= 2;
+  return q;
+}
+inline bool is_pof2(int p) { return p > 0 && (p & (p - 1)) == 0; }
+
 }  // namespace papcoll
