@@ -67,4 +67,34 @@ double lockstep_step_time(const GeneratorInput& in, const std::vector<int>& to,
   return step.time();
 }
 
+std::vector<double> butterfly_finish(const GeneratorInput& in, const std::vector<int>& real,
+                                     const std::vector<ButterflyStep>& steps,
+                                     std::vector<double> ready) {
+  const int n = static_cast<int>(real.size());
+  const NodeLinks links(in);
+  LockstepStep step(links);
+  std::vector<double> next(ready.size());
+  for (const ButterflyStep& k : steps) {
+    step.clear();
+    if (!links.one_rank_per_node())
+      for (int v = 0; v < n; ++v)
+        if ((v ^ k.mask) < n) step.add(real[static_cast<size_t>(v)], real[static_cast<size_t>(v ^ k.mask)], k.bytes);
+    for (int v = 0; v < n; ++v) {
+      const int w = v ^ k.mask;
+      if (w >= n) {
+        next[static_cast<size_t>(v)] = ready[static_cast<size_t>(v)];
+        continue;
+      }
+      const int a = real[static_cast<size_t>(v)], b = real[static_cast<size_t>(w)];
+      const double d = links.one_rank_per_node()
+                           ? links.message(a, b, k.bytes)
+                           : std::max(step.transfer_time(a, b, k.bytes), step.transfer_time(b, a, k.bytes));
+      next[static_cast<size_t>(v)] =
+          std::max(ready[static_cast<size_t>(v)], ready[static_cast<size_t>(w)]) + d + in.cost.gamma * k.reduced;
+    }
+    ready.swap(next);
+  }
+  return ready;
+}
+
 }  // namespace papcoll::estimate

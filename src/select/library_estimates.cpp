@@ -69,14 +69,6 @@ struct Butterfly {
   int steps() const { return estimate_ceil_log2(pof2); }
 };
 
-// Virtual ranks v and v ^ mask exchange `bytes` each way.
-double exchange_step(const NodeLinks& links, const Butterfly& b, int mask, double bytes) {
-  if (links.one_rank_per_node()) return links.message(0, 1, bytes);
-  LockstepStep s(links);
-  for (int v = 0; v < b.pof2; ++v) s.add(b.real(v), b.real(v ^ mask), bytes);
-  return s.time();
-}
-
 // The fold's pairs send `bytes` from one to the other (to_kept: toward the rank that stays), or
 // both ways at once.
 double fold_step(const NodeLinks& links, const Butterfly& b, double bytes, bool to_kept,
@@ -91,47 +83,65 @@ double fold_step(const NodeLinks& links, const Butterfly& b, double bytes, bool 
   return s.time();
 }
 
-// Every rank's finish when the pairs fold (pre), the kept ranks run a butterfly in which each
-// depends on all (mid), and the pairs unfold (post).
-std::vector<double> folded_finish(const Butterfly& b, const std::vector<double>& ready, double pre,
-                                  double mid, double post) {
-  double start = -std::numeric_limits<double>::infinity();
+// Every rank's finish when the pairs fold (pre), the kept ranks run the butterfly `steps` pair by
+// pair (estimate::butterfly_finish), and the pairs unfold (post).
+std::vector<double> folded_butterfly(const Ctx& c, const Butterfly& b, const std::vector<double>& ready,
+                                     double pre, const std::vector<estimate::ButterflyStep>& steps,
+                                     double post) {
+  std::vector<int> real(static_cast<size_t>(b.pof2));
+  std::vector<double> start(static_cast<size_t>(b.pof2));
+  for (int v = 0; v < b.pof2; ++v) {
+    real[static_cast<size_t>(v)] = b.real(v);
+    start[static_cast<size_t>(v)] =
+        v < b.rem ? std::max(ready[static_cast<size_t>(2 * v)], ready[static_cast<size_t>(2 * v + 1)]) + pre
+                  : ready[static_cast<size_t>(b.real(v))];
+  }
+  const std::vector<double> done = estimate::butterfly_finish(c.in, real, steps, start);
+  std::vector<double> finish(static_cast<size_t>(b.p));
+  for (int v = 0; v < b.pof2; ++v)
+    finish[static_cast<size_t>(b.real(v))] = done[static_cast<size_t>(v)] + (v < b.rem ? post : 0);
   for (int i = 0; i < b.rem; ++i)
-    start = std::max(start, std::max(ready[static_cast<size_t>(2 * i)],
-                                     ready[static_cast<size_t>(2 * i + 1)]) + pre);
-  for (int r = 2 * b.rem; r < b.p; ++r) start = std::max(start, ready[static_cast<size_t>(r)]);
-  std::vector<double> finish = all_finish_at(b.p, start + mid);
-  for (int r = 0; r < 2 * b.rem; ++r) finish[static_cast<size_t>(r)] += post;
+    finish[static_cast<size_t>(b.folded(i))] = finish[static_cast<size_t>(b.kept(i))];
   return finish;
+}
+
+// The halving reduce-scatter (masks 1, 2, ...: pieces m/2, m/4, ...) and, with `gather`, the
+// doubling all-gather of the same pieces in reverse.
+std::vector<estimate::ButterflyStep> halving_steps(int pof2, double m, bool gather) {
+  std::vector<estimate::ButterflyStep> steps;
+  double size = m;
+  for (int mask = 1; mask < pof2; mask <<= 1) {
+    size /= 2;
+    steps.push_back({mask, size, size});
+  }
+  for (int k = static_cast<int>(steps.size()) - 1; gather && k >= 0; --k)
+    steps.push_back({steps[static_cast<size_t>(k)].mask, steps[static_cast<size_t>(k)].bytes, 0});
+  return steps;
 }
 
 // ---- all-reduce --------------------------------------------------------------------------
 
 std::vector<double> recursive_doubling(const Ctx& c, const std::vector<double>& ready) {
   const Butterfly b(c.p(), false);
-  const double m = c.m(), g = c.gamma() * m;
-  double mid = 0;
-  for (int mask = 1; mask < b.pof2; mask <<= 1) mid += exchange_step(c.links, b, mask, m) + g;
-  const double pre = b.rem > 0 ? fold_step(c.links, b, m, true) + g : 0;
-  return folded_finish(b, ready, pre, mid, fold_step(c.links, b, m, false));
+  const double m = c.m();
+  std::vector<estimate::ButterflyStep> steps;
+  for (int mask = 1; mask < b.pof2; mask <<= 1) steps.push_back({mask, m, m});
+  const double pre = b.rem > 0 ? fold_step(c.links, b, m, true) + c.gamma() * m : 0;
+  return folded_butterfly(c, b, ready, pre, steps, fold_step(c.links, b, m, false));
 }
 
 std::vector<double> rabenseifner(const Ctx& c, const std::vector<double>& ready, bool ompi_fold) {
   const Butterfly b(c.p(), ompi_fold);
   const double m = c.m(), g = c.gamma();
-  double mid = 0, size = m;
-  for (int mask = 1; mask < b.pof2; mask <<= 1) {
-    size /= 2;  // halving reduce-scatter, then the doubling all-gather of the same pieces
-    mid += 2 * exchange_step(c.links, b, mask, size) + g * size;
-  }
-  double pre = 0, post = fold_step(c.links, b, m, false);
+  double pre = 0;
   if (b.rem > 0) {
     if (ompi_fold)  // the pair swaps halves, reduces one each, and 2i + 1 sends its half to 2i
       pre = fold_step(c.links, b, m / 2, true, true) + g * m / 2 + fold_step(c.links, b, m / 2, true);
     else
       pre = fold_step(c.links, b, m, true) + g * m;
   }
-  return folded_finish(b, ready, pre, mid, post);
+  return folded_butterfly(c, b, ready, pre, halving_steps(b.pof2, m, true),
+                          fold_step(c.links, b, m, false));
 }
 
 std::vector<double> ring_allreduce(const Ctx& c, const std::vector<double>& ready) {
@@ -277,21 +287,28 @@ std::vector<double> tree_reduce(const Ctx& c, const std::vector<double>& ready) 
   return f;
 }
 
-// Rabenseifner's reduce (MPICH's reduce_scatter_gather): MPICH's fold, the halving
-// reduce-scatter, then a binomial gather of the pieces to the root.
+// Rabenseifner's reduce (MPICH's MPIR_Reduce_intra_reduce_scatter_gather, SMPI's
+// reduce-scatter-gather.cpp): of the first 2 rem ranks the odd ones hand their vector to the even
+// ones and are done, the halving reduce-scatter, then a binomial gather of the pieces to the
+// root; a folded (odd) root first gets virtual rank 0's piece and gathers in its place.
 std::vector<double> reduce_scatter_gather(const Ctx& c, const std::vector<double>& ready) {
-  const Butterfly b(c.p(), false);
-  const double m = c.m(), g = c.gamma();
-  double mid = 0, size = m;
-  for (int mask = 1; mask < b.pof2; mask <<= 1) {
-    size /= 2;
-    mid += exchange_step(c.links, b, mask, size) + g * size;
+  const Butterfly b(c.p(), true);
+  const double m = c.m();
+  const double pre = b.rem > 0 ? fold_step(c.links, b, m, true) + c.gamma() * m : 0;
+  // Every kept rank holds its piece at `finish`.
+  std::vector<double> finish = folded_butterfly(c, b, ready, pre, halving_steps(b.pof2, m, false), 0);
+  for (int i = 0; i < b.rem; ++i) {  // a folded rank is done once its vector is handed on
+    const int f = b.folded(i), k = b.kept(i);
+    finish[static_cast<size_t>(f)] =
+        m > c.eager ? std::max(ready[static_cast<size_t>(f)], ready[static_cast<size_t>(k)]) +
+                          c.links.message(f, k, m)
+                    : ready[static_cast<size_t>(f)];
   }
-  const double pre = b.rem > 0 ? fold_step(c.links, b, m, true) + g * m : 0;
-  // Everyone holds its piece at `scattered`; the folded ranks are done then.
-  const std::vector<double> scattered = folded_finish(b, ready, pre, mid, 0);
-  const int p = c.p(), root = c.root();
-  // The gather on the kept ranks: a binomial tree whose edges carry a subtree's pieces.
+  const int root = c.root();
+  const bool folded_root = root < 2 * b.rem && root % 2 == 1;
+  // The gather on the kept ranks (the folded root in virtual rank 0's place): a binomial tree
+  // whose edges carry a subtree's pieces.
+  auto real = [&](int v) { return folded_root && v == 0 ? root : b.real(v); };
   GeneratorInput sub = c.in;
   sub.p = b.pof2;
   sub.root = 0;
@@ -299,7 +316,7 @@ std::vector<double> reduce_scatter_gather(const Ctx& c, const std::vector<double
   sub.nodes = nullptr;
   if (!c.links.one_rank_per_node()) {
     auto layout = std::make_shared<NodeLayout>();
-    for (int v = 0; v < b.pof2; ++v) layout->node_of.push_back(c.links.node(b.real(v)));
+    for (int v = 0; v < b.pof2; ++v) layout->node_of.push_back(c.links.node(real(v)));
     // Renumber the nodes by their lowest virtual rank, as NodeLayout expects.
     std::vector<int> id(static_cast<size_t>(c.links.nodes()), -1);
     int next = 0;
@@ -309,11 +326,17 @@ std::vector<double> reduce_scatter_gather(const Ctx& c, const std::vector<double
     }
     sub.nodes = layout;
   }
-  const int vroot = [&] {  // the virtual rank holding the root's data (MPICH gathers to it)
-    for (int v = 0; v < b.pof2; ++v)
-      if (b.real(v) == root) return v;
-    return 0;
-  }();
+  int vroot = 0;
+  for (int v = 0; v < b.pof2; ++v)
+    if (real(v) == root) vroot = v;
+  std::vector<double> vready(static_cast<size_t>(b.pof2));
+  for (int v = 0; v < b.pof2; ++v) vready[static_cast<size_t>(v)] = finish[static_cast<size_t>(real(v))];
+  if (folded_root) {
+    const double piece = b.real(0) == root ? 0 : c.links.message(b.real(0), root, m / b.pof2);
+    const double got = std::max(finish[static_cast<size_t>(b.real(0))], ready[static_cast<size_t>(root)]) + piece;
+    finish[static_cast<size_t>(b.real(0))] = m / b.pof2 > c.eager ? got : finish[static_cast<size_t>(b.real(0))];
+    vready[0] = got;
+  }
   const RankTree t = estimate::binomial_tree(b.pof2, vroot, false, Serve::one_at_a_time);
   TreeTransfer x;
   x.eager_bytes = c.eager;
@@ -322,19 +345,8 @@ std::vector<double> reduce_scatter_gather(const Ctx& c, const std::vector<double
     const int rel = ((v - vroot) % b.pof2 + b.pof2) % b.pof2;
     if (rel != 0) x.edge_bytes[static_cast<size_t>(v)] = m / b.pof2 * static_cast<double>(rel & -rel);
   }
-  std::vector<double> vready(static_cast<size_t>(b.pof2));
-  for (int v = 0; v < b.pof2; ++v) vready[static_cast<size_t>(v)] = scattered[static_cast<size_t>(b.real(v))];
   const std::vector<double> gathered = estimate::tree_reduce_finish(sub, t, x, vready);
-  std::vector<double> finish = scattered;
-  for (int v = 0; v < b.pof2; ++v) finish[static_cast<size_t>(b.real(v))] = gathered[static_cast<size_t>(v)];
-  if (b.real(vroot) != root) {  // a folded root gets the result from its partner
-    const int from = b.real(vroot);
-    const double done = std::max(finish[static_cast<size_t>(from)], ready[static_cast<size_t>(root)]) +
-                        c.links.message(from, root, m);
-    finish[static_cast<size_t>(root)] = done;
-    if (m > c.eager) finish[static_cast<size_t>(from)] = done;
-  }
-  (void)p;
+  for (int v = 0; v < b.pof2; ++v) finish[static_cast<size_t>(real(v))] = gathered[static_cast<size_t>(v)];
   return finish;
 }
 
