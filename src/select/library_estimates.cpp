@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 
 #include "model/node_layout.hpp"
 #include "schedule/estimate_topology.hpp"
@@ -21,11 +20,6 @@ using estimate::TreeTransfer;
 
 double latest_of(const std::vector<double>& v) {
   return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
-}
-int estimate_ceil_log2(int p) {
-  int q = 0;
-  while ((int64_t{1} << q) < p) ++q;
-  return q;
 }
 
 // Everything one algorithm's estimate reads.
@@ -66,7 +60,6 @@ struct Butterfly {
   int real(int v) const { return v < rem ? 2 * v + (keep_even ? 0 : 1) : v + rem; }
   int folded(int i) const { return 2 * i + (keep_even ? 1 : 0); }  // leaves
   int kept(int i) const { return 2 * i + (keep_even ? 0 : 1); }
-  int steps() const { return estimate_ceil_log2(pof2); }
 };
 
 // The fold's pairs send `bytes` from one to the other (to_kept: toward the rank that stays), or
