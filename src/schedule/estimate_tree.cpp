@@ -221,6 +221,21 @@ std::vector<double> edge_shares(const NodeLinks& links, const RankTree& t,
                                 const std::vector<int>& round) {
   const int p = t.p();
   std::vector<double> share(static_cast<size_t>(p), 1.0);
+  if (links.one_rank_per_node()) {
+    // Every rank its own node: a transfer shares only with its sender's others of the same round
+    // (a batch), whose children come one after the other: no table needed.
+    for (int u = 0; u < p; ++u) {
+      const int e0 = t.first[static_cast<size_t>(u)], e1 = t.first[static_cast<size_t>(u) + 1];
+      for (int e = e0; e < e1;) {
+        const int r = round[static_cast<size_t>(t.child[static_cast<size_t>(e)])];
+        int f = e;
+        while (f < e1 && round[static_cast<size_t>(t.child[static_cast<size_t>(f)])] == r) ++f;
+        for (int g = e; g < f; ++g) share[static_cast<size_t>(t.child[static_cast<size_t>(g)])] = f - e;
+        e = f;
+      }
+    }
+    return share;
+  }
   std::unordered_map<int64_t, int> out, in;
   auto key = [&](int node, int r) { return static_cast<int64_t>(r) * (links.nodes() + 1) + node; };
   for (int c = 0; c < p; ++c) {
