@@ -32,7 +32,8 @@ const char* kUsage =
 double number(const std::string& flag, const std::string& v) {
   char* end = nullptr;
   const double x = std::strtod(v.c_str(), &end);
-  if (v.empty() || *end != '\0' || !std::isfinite(x)) usage_error(flag + ": not a number: '" + v + "'");
+  if (v.empty() || *end != '\0' || !std::isfinite(x))
+    usage_error(flag + ": not a number: '" + v + "'");
   return x;
 }
 
@@ -66,10 +67,11 @@ bool collective_of(const std::string& name, Collective* c) {
 int run(int argc, char** argv) {
   if (argc < 3 || argv[2][0] == '-') usage_error("missing collective");
   LibraryCall call;
-  if (!collective_of(argv[2], &call.collective)) usage_error(std::string("unknown collective '") + argv[2] + "'");
-  static const char* known[] = {"--p", "--bytes", "--library", "--alpha", "--beta", "--gamma",
-                                "--type-bytes", "--root", "--arrivals", "--late", "--nodes",
-                                "--intra-alpha", "--intra-beta", "--format"};
+  if (!collective_of(argv[2], &call.collective))
+    usage_error(std::string("unknown collective '") + argv[2] + "'");
+  static const char* known[] = {"--p",     "--bytes",       "--library",    "--alpha",    "--beta",
+                                "--gamma", "--type-bytes",  "--root",       "--arrivals", "--late",
+                                "--nodes", "--intra-alpha", "--intra-beta", "--format"};
   std::map<std::string, std::string> flags;
   for (int i = 3; i < argc; ++i) {
     const std::string f = argv[i];
@@ -89,29 +91,35 @@ int run(int argc, char** argv) {
     usage_error("unknown library '" + flags["--library"] + "'");
   if (has("--alpha")) in.cost.alpha = number("--alpha", flags["--alpha"]);
   if (has("--beta")) in.cost.beta = number("--beta", flags["--beta"]);
-  in.cost.gamma = has("--gamma") ? number("--gamma", flags["--gamma"])
+  in.cost.gamma = has("--gamma")                    ? number("--gamma", flags["--gamma"])
                   : has("--alpha") || has("--beta") ? 0
                                                     : in.cost.gamma;
   if (has("--intra-alpha")) in.cost.intra_alpha = number("--intra-alpha", flags["--intra-alpha"]);
   if (has("--intra-beta")) in.cost.intra_beta = number("--intra-beta", flags["--intra-beta"]);
   if (in.cost.alpha < 0 || in.cost.beta < 0 || in.cost.gamma < 0)
     usage_error("--alpha, --beta and --gamma must not be negative");
-  const bool reduction = call.collective == Collective::allreduce || call.collective == Collective::reduce;
-  call.type_bytes = has("--type-bytes") ? number("--type-bytes", flags["--type-bytes"]) : reduction ? 4 : 1;
+  const bool reduction = call.collective == Collective::allreduce ||
+                         call.collective == Collective::reduce;
+  call.type_bytes = has("--type-bytes") ? number("--type-bytes", flags["--type-bytes"])
+                    : reduction         ? 4
+                                        : 1;
   if (!(call.type_bytes > 0)) usage_error("--type-bytes must be positive");
   in.root = has("--root") ? integer("--root", flags["--root"], 0, in.p - 1) : 0;
   if (has("--arrivals") && has("--late")) usage_error("give --arrivals or --late");
   if (has("--arrivals")) {
-    for (const std::string& v : split(flags["--arrivals"], ',')) in.arrivals.push_back(number("--arrivals", v));
+    for (const std::string& v : split(flags["--arrivals"], ','))
+      in.arrivals.push_back(number("--arrivals", v));
     if (static_cast<int>(in.arrivals.size()) != in.p)
-      usage_error("--arrivals has " + std::to_string(in.arrivals.size()) + " values for p=" + std::to_string(in.p));
+      usage_error("--arrivals has " + std::to_string(in.arrivals.size()) +
+                  " values for p=" + std::to_string(in.p));
   }
   if (has("--late")) {
     in.arrivals.assign(static_cast<size_t>(in.p), 0.0);
     for (const std::string& item : split(flags["--late"], ',')) {
       const auto rs = split(item, ':');
       if (rs.size() != 2) usage_error("--late wants R:S pairs");
-      in.arrivals[static_cast<size_t>(integer("--late", rs[0], 0, in.p - 1))] = number("--late", rs[1]);
+      in.arrivals[static_cast<size_t>(integer("--late", rs[0], 0, in.p - 1))] =
+          number("--late", rs[1]);
     }
   }
   if (has("--nodes")) {
@@ -128,14 +136,15 @@ int run(int argc, char** argv) {
   const double balanced = library_predict(call, own);
   if (format == "json") {
     std::cout << "{\"library\": \"" << mpi_library_name(call.library) << "\", \"collective\": \""
-              << collective_name(call.collective) << "\", \"p\": " << in.p << ", \"bytes\": " << static_cast<long long>(in.bytes)
-              << ", \"algorithm\": \"" << a.name << "\", \"segment_bytes\": " << a.segment_bytes
+              << collective_name(call.collective) << "\", \"p\": " << in.p
+              << ", \"bytes\": " << static_cast<long long>(in.bytes) << ", \"algorithm\": \""
+              << a.name << "\", \"segment_bytes\": " << a.segment_bytes
               << ", \"fanout\": " << a.fanout << ", \"predicted_s\": " << predicted
               << ", \"balanced_s\": " << balanced << "}\n";
     return 0;
   }
-  std::cout << mpi_library_name(call.library) << " " << collective_name(call.collective) << " p=" << in.p
-            << " bytes=" << static_cast<long long>(in.bytes) << ": " << a.name;
+  std::cout << mpi_library_name(call.library) << " " << collective_name(call.collective)
+            << " p=" << in.p << " bytes=" << static_cast<long long>(in.bytes) << ": " << a.name;
   if (a.segment_bytes > 0) std::cout << " in segments of " << a.segment_bytes << " bytes";
   if (a.fanout > 0) std::cout << " (fanout " << a.fanout << ")";
   std::cout << "\npredicted mean elapsed " << predicted << " s";

@@ -45,8 +45,7 @@ void LockstepStep::add(int from, int to, double bytes) {
 }
 
 double LockstepStep::transfer_time(int from, int to, double bytes) const {
-  if (links_.same_node(from, to))
-    return links_.intra_alpha() + links_.intra_beta() * bytes;
+  if (links_.same_node(from, to)) return links_.intra_alpha() + links_.intra_beta() * bytes;
   const double busier = std::max({bytes, out_[static_cast<size_t>(links_.node(from))],
                                   in_[static_cast<size_t>(links_.node(to))]});
   return links_.alpha() + links_.beta() * busier;
@@ -63,7 +62,8 @@ double lockstep_step_time(const GeneratorInput& in, const std::vector<int>& to,
   const NodeLinks links(in);
   LockstepStep step(links);
   for (int r = 0; r < in.p && r < static_cast<int>(to.size()); ++r)
-    if (to[static_cast<size_t>(r)] >= 0) step.add(r, to[static_cast<size_t>(r)], bytes[static_cast<size_t>(r)]);
+    if (to[static_cast<size_t>(r)] >= 0)
+      step.add(r, to[static_cast<size_t>(r)], bytes[static_cast<size_t>(r)]);
   return step.time();
 }
 
@@ -78,7 +78,8 @@ std::vector<double> butterfly_finish(const GeneratorInput& in, const std::vector
     step.clear();
     if (!links.one_rank_per_node())
       for (int v = 0; v < n; ++v)
-        if ((v ^ k.mask) < n) step.add(real[static_cast<size_t>(v)], real[static_cast<size_t>(v ^ k.mask)], k.bytes);
+        if ((v ^ k.mask) < n)
+          step.add(real[static_cast<size_t>(v)], real[static_cast<size_t>(v ^ k.mask)], k.bytes);
     for (int v = 0; v < n; ++v) {
       const int w = v ^ k.mask;
       if (w >= n) {
@@ -86,11 +87,12 @@ std::vector<double> butterfly_finish(const GeneratorInput& in, const std::vector
         continue;
       }
       const int a = real[static_cast<size_t>(v)], b = real[static_cast<size_t>(w)];
-      const double d = links.one_rank_per_node()
-                           ? links.message(a, b, k.bytes)
-                           : std::max(step.transfer_time(a, b, k.bytes), step.transfer_time(b, a, k.bytes));
+      const double d = links.one_rank_per_node() ? links.message(a, b, k.bytes)
+                                                 : std::max(step.transfer_time(a, b, k.bytes),
+                                                            step.transfer_time(b, a, k.bytes));
       next[static_cast<size_t>(v)] =
-          std::max(ready[static_cast<size_t>(v)], ready[static_cast<size_t>(w)]) + d + in.cost.gamma * k.reduced;
+          std::max(ready[static_cast<size_t>(v)], ready[static_cast<size_t>(w)]) + d +
+          in.cost.gamma * k.reduced;
     }
     ready.swap(next);
   }

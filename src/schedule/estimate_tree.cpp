@@ -20,7 +20,8 @@ RankTree build_tree(int p, int root, Children children, Real real) {
   t.first.assign(static_cast<size_t>(p) + 1, 0);
   for (int v = 0; v < p; ++v)
     children(v, [&](int, int) { ++t.first[static_cast<size_t>(real(v)) + 1]; });
-  for (int r = 0; r < p; ++r) t.first[static_cast<size_t>(r) + 1] += t.first[static_cast<size_t>(r)];
+  for (int r = 0; r < p; ++r)
+    t.first[static_cast<size_t>(r) + 1] += t.first[static_cast<size_t>(r)];
   t.child.assign(static_cast<size_t>(t.first[static_cast<size_t>(p)]), 0);
   t.batch.assign(t.child.size(), 0);
   std::vector<int> fill(t.first.begin(), t.first.end() - 1);
@@ -91,7 +92,8 @@ RankTree ompi_bmtree(int p, int root, Serve serve) {
       [&](int v, auto emit) {
         int64_t mask = 1;
         while (mask <= v) mask <<= 1;
-        for (int i = 0; v + mask < p; mask <<= 1) emit(static_cast<int>(v + mask), batch_of(serve, i++));
+        for (int i = 0; v + mask < p; mask <<= 1)
+          emit(static_cast<int>(v + mask), batch_of(serve, i++));
       },
       relative_to(p, root));
 }
@@ -230,7 +232,8 @@ std::vector<double> edge_shares(const NodeLinks& links, const RankTree& t,
         const int r = round[static_cast<size_t>(t.child[static_cast<size_t>(e)])];
         int f = e;
         while (f < e1 && round[static_cast<size_t>(t.child[static_cast<size_t>(f)])] == r) ++f;
-        for (int g = e; g < f; ++g) share[static_cast<size_t>(t.child[static_cast<size_t>(g)])] = f - e;
+        for (int g = e; g < f; ++g)
+          share[static_cast<size_t>(t.child[static_cast<size_t>(g)])] = f - e;
         e = f;
       }
     }
@@ -313,16 +316,17 @@ std::vector<double> tree_bcast_finish(const GeneratorInput& in, const RankTree& 
         const bool eager = m <= x.eager_bytes;
         first[static_cast<size_t>(c)] = std::max(start, rc) + d;
         end = std::max(end, eager ? start + d : first[static_cast<size_t>(c)]);
-        longest = std::max(
-            longest, next_segment(x, d, links.same_node(u, c) ? links.intra_alpha() : links.alpha()));
+        longest = std::max(longest, next_segment(x, d,
+                                                 links.same_node(u, c) ? links.intra_alpha()
+                                                                       : links.alpha()));
       }
       port = end;
       per_segment += longest;
     }
     const double q = std::max(period[static_cast<size_t>(u)], per_segment);
     for (int e = e0; e < e1; ++e) period[static_cast<size_t>(t.child[static_cast<size_t>(e)])] = q;
-    finish[static_cast<size_t>(u)] =
-        (e1 > e0 ? port : first[static_cast<size_t>(u)]) + (segments - 1) * q;
+    finish[static_cast<size_t>(u)] = (e1 > e0 ? port : first[static_cast<size_t>(u)]) +
+                                     (segments - 1) * q;
   }
   return finish;
 }
@@ -365,27 +369,29 @@ std::vector<double> tree_reduce_finish(const GeneratorInput& in, const RankTree&
       link[static_cast<size_t>(c)] = d;
       tu = start + d + gamma * m;
       per_segment +=
-          next_segment(x, d, links.same_node(c, u) ? links.intra_alpha() : links.alpha()) + gamma * m;
+          next_segment(x, d, links.same_node(c, u) ? links.intra_alpha() : links.alpha()) +
+          gamma * m;
       slowest_child = std::max(slowest_child, period[static_cast<size_t>(c)]);
     }
     first[static_cast<size_t>(u)] = tu;
     in_period[static_cast<size_t>(u)] = std::max(per_segment, slowest_child);
     double own_send = 0;
     if (const int q = t.parent[static_cast<size_t>(u)]; q >= 0)
-      own_send = next_segment(x, links.message(u, q, edge_bytes(x, u), share[static_cast<size_t>(u)]),
+      own_send = next_segment(x,
+                              links.message(u, q, edge_bytes(x, u), share[static_cast<size_t>(u)]),
                               links.same_node(u, q) ? links.intra_alpha() : links.alpha());
     period[static_cast<size_t>(u)] = std::max(in_period[static_cast<size_t>(u)], own_send);
   }
   for (int u : t.order) {
     const int q = t.parent[static_cast<size_t>(u)];
     if (q < 0) {
-      finish[static_cast<size_t>(u)] =
-          first[static_cast<size_t>(u)] + (segments - 1) * in_period[static_cast<size_t>(u)];
+      finish[static_cast<size_t>(u)] = first[static_cast<size_t>(u)] +
+                                       (segments - 1) * in_period[static_cast<size_t>(u)];
       continue;
     }
     if (edge_bytes(x, u) <= x.eager_bytes)  // it hands its last segment over without waiting
-      finish[static_cast<size_t>(u)] =
-          first[static_cast<size_t>(u)] + (segments - 1) * in_period[static_cast<size_t>(u)];
+      finish[static_cast<size_t>(u)] = first[static_cast<size_t>(u)] +
+                                       (segments - 1) * in_period[static_cast<size_t>(u)];
     else  // its sends go at its parent's pace
       finish[static_cast<size_t>(u)] = sent[static_cast<size_t>(u)] + link[static_cast<size_t>(u)] +
                                        (segments - 1) * period[static_cast<size_t>(q)];

@@ -34,11 +34,13 @@ struct RankTree {
   std::vector<int> parent;  // -1 at the root
   std::vector<int> first;   // the children of u are child[first[u] .. first[u + 1])
   std::vector<int> child;
-  std::vector<int> batch;   // per entry of child: equal numbers among one parent's are one batch
-  std::vector<int> order;   // every rank after its parent, the root first
+  std::vector<int> batch;  // per entry of child: equal numbers among one parent's are one batch
+  std::vector<int> order;  // every rank after its parent, the root first
 
   int p() const { return static_cast<int>(parent.size()); }
-  int children(int u) const { return first[static_cast<size_t>(u) + 1] - first[static_cast<size_t>(u)]; }
+  int children(int u) const {
+    return first[static_cast<size_t>(u) + 1] - first[static_cast<size_t>(u)];
+  }
 };
 
 // How children are served: one at a time, or all of one parent's at once.
@@ -71,7 +73,7 @@ RankTree in_order_binary_tree(int p, Serve serve);
 RankTree flat_tree(int p, int root, const std::vector<int>& children, Serve serve);
 
 struct TreeTransfer {
-  int segments = 1;          // S, each of segment_bytes
+  int segments = 1;  // S, each of segment_bytes
   double segment_bytes = 0;
   // Unsegmented trees whose edges carry different amounts (a scatter's subtrees, a gather's
   // portions): edge_bytes[r] is what travels between r and its parent. Empty: segment_bytes.

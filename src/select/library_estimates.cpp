@@ -37,7 +37,9 @@ struct Ctx {
   int root() const { return in.root >= 0 && in.root < in.p ? in.root : 0; }
 };
 
-std::vector<double> all_finish_at(int p, double t) { return std::vector<double>(static_cast<size_t>(p), t); }
+std::vector<double> all_finish_at(int p, double t) {
+  return std::vector<double>(static_cast<size_t>(p), t);
+}
 
 // ---- lockstep steps -----------------------------------------------------------------------
 
@@ -56,7 +58,8 @@ double shift_step(const NodeLinks& links, int shift, double bytes) {
 struct Butterfly {
   int p, pof2, rem;
   bool keep_even;
-  Butterfly(int p_, bool keep_even_) : p(p_), pof2(pof2_floor(p_)), rem(p_ - pof2_floor(p_)), keep_even(keep_even_) {}
+  Butterfly(int p_, bool keep_even_)
+      : p(p_), pof2(pof2_floor(p_)), rem(p_ - pof2_floor(p_)), keep_even(keep_even_) {}
   int real(int v) const { return v < rem ? 2 * v + (keep_even ? 0 : 1) : v + rem; }
   int folded(int i) const { return 2 * i + (keep_even ? 1 : 0); }  // leaves
   int kept(int i) const { return 2 * i + (keep_even ? 0 : 1); }
@@ -78,16 +81,18 @@ double fold_step(const NodeLinks& links, const Butterfly& b, double bytes, bool 
 
 // Every rank's finish when the pairs fold (pre), the kept ranks run the butterfly `steps` pair by
 // pair (estimate::butterfly_finish), and the pairs unfold (post).
-std::vector<double> folded_butterfly(const Ctx& c, const Butterfly& b, const std::vector<double>& ready,
-                                     double pre, const std::vector<estimate::ButterflyStep>& steps,
+std::vector<double> folded_butterfly(const Ctx& c, const Butterfly& b,
+                                     const std::vector<double>& ready, double pre,
+                                     const std::vector<estimate::ButterflyStep>& steps,
                                      double post) {
   std::vector<int> real(static_cast<size_t>(b.pof2));
   std::vector<double> start(static_cast<size_t>(b.pof2));
   for (int v = 0; v < b.pof2; ++v) {
     real[static_cast<size_t>(v)] = b.real(v);
-    start[static_cast<size_t>(v)] =
-        v < b.rem ? std::max(ready[static_cast<size_t>(2 * v)], ready[static_cast<size_t>(2 * v + 1)]) + pre
-                  : ready[static_cast<size_t>(b.real(v))];
+    start[static_cast<size_t>(v)] = v < b.rem ? std::max(ready[static_cast<size_t>(2 * v)],
+                                                         ready[static_cast<size_t>(2 * v + 1)]) +
+                                                    pre
+                                              : ready[static_cast<size_t>(b.real(v))];
   }
   const std::vector<double> done = estimate::butterfly_finish(c.in, real, steps, start);
   std::vector<double> finish(static_cast<size_t>(b.p));
@@ -129,7 +134,8 @@ std::vector<double> rabenseifner(const Ctx& c, const std::vector<double>& ready,
   double pre = 0;
   if (b.rem > 0) {
     if (ompi_fold)  // the pair swaps halves, reduces one each, and 2i + 1 sends its half to 2i
-      pre = fold_step(c.links, b, m / 2, true, true) + g * m / 2 + fold_step(c.links, b, m / 2, true);
+      pre = fold_step(c.links, b, m / 2, true, true) + g * m / 2 +
+            fold_step(c.links, b, m / 2, true);
     else
       pre = fold_step(c.links, b, m, true) + g * m;
   }
@@ -149,7 +155,8 @@ std::vector<double> segmented_ring(const Ctx& c, const std::vector<double>& read
   // p segments, the all-gather of whole blocks.
   const int p = c.p();
   const double t = c.call.type_bytes > 0 ? c.call.type_bytes : 1;
-  const double count = std::round(c.m() / t), seg = std::max(1.0, std::round(c.a.segment_bytes / t));
+  const double count = std::round(c.m() / t),
+               seg = std::max(1.0, std::round(c.a.segment_bytes / t));
   double phases = std::floor(count / (p * seg));
   const double rest = std::fmod(count, p * seg);
   if (rest >= p && rest > p * seg / 2) phases += 1;
@@ -162,7 +169,9 @@ std::vector<double> segmented_ring(const Ctx& c, const std::vector<double>& read
 
 // ---- trees ------------------------------------------------------------------------------
 
-Serve serve_of(const LibraryAlgorithm& a) { return a.concurrent ? Serve::all_at_once : Serve::one_at_a_time; }
+Serve serve_of(const LibraryAlgorithm& a) {
+  return a.concurrent ? Serve::all_at_once : Serve::one_at_a_time;
+}
 
 TreeTransfer whole_or_segments(const Ctx& c, double bytes, double segment, bool reduce) {
   TreeTransfer x;
@@ -225,7 +234,8 @@ std::vector<double> scatter_allgather(const Ctx& c, const std::vector<double>& r
     const int v = ((r - root) % p + p) % p;
     if (v == 0) continue;
     const int64_t low = v & -v;
-    x.edge_bytes[static_cast<size_t>(r)] = static_cast<double>(std::min<int64_t>(low, p - v)) * chunk;
+    x.edge_bytes[static_cast<size_t>(r)] = static_cast<double>(std::min<int64_t>(low, p - v)) *
+                                           chunk;
   }
   const std::vector<double> scattered = estimate::tree_bcast_finish(c.in, t, x, ready);
   double gather = 0;
@@ -257,9 +267,11 @@ RankTree reduce_tree(const Ctx& c) {
       for (int r = p - 1; r >= 0; --r) children.push_back(r);
       return estimate::flat_tree(p, root, children, Serve::one_at_a_time);
     }
-    case LibraryAlgo::chain: return estimate::chain_tree(p, root, std::max(1, c.a.fanout), Serve::one_at_a_time);
+    case LibraryAlgo::chain:
+      return estimate::chain_tree(p, root, std::max(1, c.a.fanout), Serve::one_at_a_time);
     case LibraryAlgo::binary: return estimate::kary_tree(p, root, 2, Serve::one_at_a_time);
-    case LibraryAlgo::in_order_binary: return estimate::in_order_binary_tree(p, Serve::one_at_a_time);
+    case LibraryAlgo::in_order_binary:
+      return estimate::in_order_binary_tree(p, Serve::one_at_a_time);
     case LibraryAlgo::knomial:
       return estimate::knomial_tree(p, root, std::max(2, c.a.fanout), false, Serve::one_at_a_time);
     default: return estimate::binomial_tree(p, root, false, Serve::one_at_a_time);
@@ -289,7 +301,8 @@ std::vector<double> reduce_scatter_gather(const Ctx& c, const std::vector<double
   const double m = c.m();
   const double pre = b.rem > 0 ? fold_step(c.links, b, m, true) + c.gamma() * m : 0;
   // Every kept rank holds its piece at `finish`.
-  std::vector<double> finish = folded_butterfly(c, b, ready, pre, halving_steps(b.pof2, m, false), 0);
+  std::vector<double> finish =
+      folded_butterfly(c, b, ready, pre, halving_steps(b.pof2, m, false), 0);
   for (int i = 0; i < b.rem; ++i) {  // a folded rank is done once its vector is handed on
     const int f = b.folded(i), k = b.kept(i);
     finish[static_cast<size_t>(f)] =
@@ -323,11 +336,14 @@ std::vector<double> reduce_scatter_gather(const Ctx& c, const std::vector<double
   for (int v = 0; v < b.pof2; ++v)
     if (real(v) == root) vroot = v;
   std::vector<double> vready(static_cast<size_t>(b.pof2));
-  for (int v = 0; v < b.pof2; ++v) vready[static_cast<size_t>(v)] = finish[static_cast<size_t>(real(v))];
+  for (int v = 0; v < b.pof2; ++v)
+    vready[static_cast<size_t>(v)] = finish[static_cast<size_t>(real(v))];
   if (folded_root) {
     const double piece = b.real(0) == root ? 0 : c.links.message(b.real(0), root, m / b.pof2);
-    const double got = std::max(finish[static_cast<size_t>(b.real(0))], ready[static_cast<size_t>(root)]) + piece;
-    finish[static_cast<size_t>(b.real(0))] = m / b.pof2 > c.eager ? got : finish[static_cast<size_t>(b.real(0))];
+    const double got =
+        std::max(finish[static_cast<size_t>(b.real(0))], ready[static_cast<size_t>(root)]) + piece;
+    finish[static_cast<size_t>(b.real(0))] =
+        m / b.pof2 > c.eager ? got : finish[static_cast<size_t>(b.real(0))];
     vready[0] = got;
   }
   const RankTree t = estimate::binomial_tree(b.pof2, vroot, false, Serve::one_at_a_time);
@@ -336,10 +352,12 @@ std::vector<double> reduce_scatter_gather(const Ctx& c, const std::vector<double
   x.edge_bytes.assign(static_cast<size_t>(b.pof2), 0.0);
   for (int v = 0; v < b.pof2; ++v) {
     const int rel = ((v - vroot) % b.pof2 + b.pof2) % b.pof2;
-    if (rel != 0) x.edge_bytes[static_cast<size_t>(v)] = m / b.pof2 * static_cast<double>(rel & -rel);
+    if (rel != 0)
+      x.edge_bytes[static_cast<size_t>(v)] = m / b.pof2 * static_cast<double>(rel & -rel);
   }
   const std::vector<double> gathered = estimate::tree_reduce_finish(sub, t, x, vready);
-  for (int v = 0; v < b.pof2; ++v) finish[static_cast<size_t>(real(v))] = gathered[static_cast<size_t>(v)];
+  for (int v = 0; v < b.pof2; ++v)
+    finish[static_cast<size_t>(real(v))] = gathered[static_cast<size_t>(v)];
   return finish;
 }
 
@@ -353,7 +371,8 @@ std::vector<std::vector<int>> node_ranks(const GeneratorInput& in) {
     return nodes;
   }
   nodes.resize(static_cast<size_t>(in.nodes->nodes()));
-  for (int r = 0; r < in.p; ++r) nodes[static_cast<size_t>(in.nodes->node_of[static_cast<size_t>(r)])].push_back(r);
+  for (int r = 0; r < in.p; ++r)
+    nodes[static_cast<size_t>(in.nodes->node_of[static_cast<size_t>(r)])].push_back(r);
   return nodes;
 }
 
@@ -447,7 +466,8 @@ std::vector<double> two_level_reduce(const Ctx& c, const std::vector<double>& re
     if (std::find(rk.begin(), rk.end(), root) != rk.end()) root_node = k;
     if (rk.size() > 1) {
       const GeneratorInput sub = sub_input(c.in, static_cast<int>(rk.size()), true);
-      const auto f = sub_finish(Collective::reduce, c.call, sub, pick_ranks(ready, rk), MpiLibrary::mpich);
+      const auto f =
+          sub_finish(Collective::reduce, c.call, sub, pick_ranks(ready, rk), MpiLibrary::mpich);
       for (size_t i = 0; i < rk.size(); ++i) finish[static_cast<size_t>(rk[i])] = f[i];
     }
     leader_ready[static_cast<size_t>(k)] = finish[static_cast<size_t>(rk[0])];
@@ -455,12 +475,14 @@ std::vector<double> two_level_reduce(const Ctx& c, const std::vector<double>& re
   if (n > 1) {
     const GeneratorInput sub = sub_input(c.in, n, false, root_node);
     const auto f = sub_finish(Collective::reduce, c.call, sub, leader_ready, MpiLibrary::mpich);
-    for (int k = 0; k < n; ++k) finish[static_cast<size_t>(nodes[static_cast<size_t>(k)][0])] = f[static_cast<size_t>(k)];
+    for (int k = 0; k < n; ++k)
+      finish[static_cast<size_t>(nodes[static_cast<size_t>(k)][0])] = f[static_cast<size_t>(k)];
   }
   const int leader = nodes[static_cast<size_t>(root_node)][0];
   if (leader != root) {
-    const double done = std::max(finish[static_cast<size_t>(leader)], ready[static_cast<size_t>(root)]) +
-                        c.links.message(leader, root, c.m());
+    const double done =
+        std::max(finish[static_cast<size_t>(leader)], ready[static_cast<size_t>(root)]) +
+        c.links.message(leader, root, c.m());
     finish[static_cast<size_t>(root)] = std::max(finish[static_cast<size_t>(root)], done);
     if (c.m() > c.eager) finish[static_cast<size_t>(leader)] = done;
   }
@@ -477,19 +499,22 @@ std::vector<double> smp_binomial(const Ctx& c, const std::vector<double>& ready)
   std::vector<double> finish = ready, r0 = ready;
   int source_node = 0;
   for (int k = 0; k < n; ++k)
-    if (std::find(nodes[static_cast<size_t>(k)].begin(), nodes[static_cast<size_t>(k)].end(), root) !=
-        nodes[static_cast<size_t>(k)].end())
+    if (std::find(nodes[static_cast<size_t>(k)].begin(), nodes[static_cast<size_t>(k)].end(),
+                  root) != nodes[static_cast<size_t>(k)].end())
       source_node = k;
   if (smpi) source_node = 0;
   const int first = nodes[static_cast<size_t>(source_node)][0];
   if (root != first) {
-    const double done = std::max(ready[static_cast<size_t>(root)], ready[static_cast<size_t>(first)]) +
-                        c.links.message(root, first, c.m());
+    const double done =
+        std::max(ready[static_cast<size_t>(root)], ready[static_cast<size_t>(first)]) +
+        c.links.message(root, first, c.m());
     r0[static_cast<size_t>(first)] = done;
     finish[static_cast<size_t>(root)] = c.m() > c.eager ? done : ready[static_cast<size_t>(root)];
   }
   std::vector<double> leader_ready(static_cast<size_t>(n));
-  for (int k = 0; k < n; ++k) leader_ready[static_cast<size_t>(k)] = r0[static_cast<size_t>(nodes[static_cast<size_t>(k)][0])];
+  for (int k = 0; k < n; ++k)
+    leader_ready[static_cast<size_t>(k)] =
+        r0[static_cast<size_t>(nodes[static_cast<size_t>(k)][0])];
   std::vector<double> leaders_done = leader_ready;
   if (n > 1) {
     const GeneratorInput sub = sub_input(c.in, n, false, source_node);
@@ -522,7 +547,9 @@ std::vector<double> smp_binomial(const Ctx& c, const std::vector<double>& ready)
 std::vector<double> library_portions(const GeneratorInput& in) {
   std::vector<double> b(static_cast<size_t>(in.p), in.p > 0 ? in.bytes / in.p : 0);
   if (static_cast<int>(in.counts.size()) == in.p)
-    for (int r = 0; r < in.p; ++r) b[static_cast<size_t>(r)] = static_cast<double>(in.counts[static_cast<size_t>(r)]) * in.elem_bytes;
+    for (int r = 0; r < in.p; ++r)
+      b[static_cast<size_t>(r)] = static_cast<double>(in.counts[static_cast<size_t>(r)]) *
+                                  in.elem_bytes;
   return b;
 }
 
@@ -537,7 +564,8 @@ std::vector<double> allgatherv(const Ctx& c, const std::vector<double>& ready) {
       break;
     case LibraryAlgo::bruck:  // step k: to r - 2^k, the portions of min(2^k, p - 2^k) ranks
       for (int64_t k = 1; k < p; k <<= 1)
-        t += shift_step(c.links, static_cast<int>(p - k), mean * static_cast<double>(std::min<int64_t>(k, p - k)));
+        t += shift_step(c.links, static_cast<int>(p - k),
+                        mean * static_cast<double>(std::min<int64_t>(k, p - k)));
       break;
     case LibraryAlgo::neighbor_exchange:  // p / 2 steps with alternating neighbours, 2 portions
       for (int s = 0; s < p / 2; ++s) {
@@ -582,7 +610,8 @@ std::vector<double> allgatherv(const Ctx& c, const std::vector<double>& ready) {
   return all_finish_at(p, latest_of(ready) + t);
 }
 
-std::vector<double> linear_v(const Ctx& c, const std::vector<double>& ready, bool scatter, int root) {
+std::vector<double> linear_v(const Ctx& c, const std::vector<double>& ready, bool scatter,
+                             int root) {
   const int p = c.p();
   std::vector<int> children;
   for (int r = 0; r < p; ++r) children.push_back(r);
@@ -629,7 +658,8 @@ std::vector<double> library_algorithm_finish(const LibraryCall& call, const Libr
   switch (a.algo) {
     case LibraryAlgo::recursive_doubling: return recursive_doubling(c, ready);
     case LibraryAlgo::ring:
-      return call.collective == Collective::allgatherv ? allgatherv(c, ready) : ring_allreduce(c, ready);
+      return call.collective == Collective::allgatherv ? allgatherv(c, ready)
+                                                       : ring_allreduce(c, ready);
     case LibraryAlgo::segmented_ring: return segmented_ring(c, ready);
     case LibraryAlgo::rabenseifner: return rabenseifner(c, ready, false);
     case LibraryAlgo::rabenseifner_ompi_fold: return rabenseifner(c, ready, true);
@@ -641,9 +671,11 @@ std::vector<double> library_algorithm_finish(const LibraryCall& call, const Libr
       rc.collective = Collective::reduce;
       bc.collective = Collective::bcast;
       const bool linear = a.algo == LibraryAlgo::linear_reduce_bcast;
-      const LibraryAlgorithm ra = linear ? LibraryAlgorithm{LibraryAlgo::linear, "linear"} : library_algorithm(rc, r0);
-      const LibraryAlgorithm ba = linear ? LibraryAlgorithm{LibraryAlgo::linear, "linear", 0, 0, true}
-                                         : library_algorithm(bc, r0);
+      const LibraryAlgorithm ra = linear ? LibraryAlgorithm{LibraryAlgo::linear, "linear"}
+                                         : library_algorithm(rc, r0);
+      const LibraryAlgorithm ba = linear
+                                      ? LibraryAlgorithm{LibraryAlgo::linear, "linear", 0, 0, true}
+                                      : library_algorithm(bc, r0);
       return library_algorithm_finish(bc, ba, r0, library_algorithm_finish(rc, ra, r0, ready));
     }
     case LibraryAlgo::two_level:

@@ -25,12 +25,10 @@ bool parse_mpi_library(std::string_view name, MpiLibrary* out) {
     std::string_view name;
     MpiLibrary library;
   };
-  static constexpr Name kNames[] = {{"generic", MpiLibrary::generic},
-                                    {"open-mpi", MpiLibrary::open_mpi},
-                                    {"ompi", MpiLibrary::open_mpi},
-                                    {"mpich", MpiLibrary::mpich},
-                                    {"smpi-ompi", MpiLibrary::smpi_ompi},
-                                    {"smpi-mpich", MpiLibrary::smpi_mpich}};
+  static constexpr Name kNames[] = {
+      {"generic", MpiLibrary::generic},     {"open-mpi", MpiLibrary::open_mpi},
+      {"ompi", MpiLibrary::open_mpi},       {"mpich", MpiLibrary::mpich},
+      {"smpi-ompi", MpiLibrary::smpi_ompi}, {"smpi-mpich", MpiLibrary::smpi_mpich}};
   for (const Name& n : kNames)
     if (n.name == name) {
       *out = n.library;
@@ -64,12 +62,12 @@ std::vector<LibraryAlgorithm> generic_candidates(Collective c) {
       return {{LibraryAlgo::binomial, "binomial"},
               {LibraryAlgo::reduce_scatter_gather, "rabenseifner"}};
     case Collective::bcast:
-      return {{LibraryAlgo::binomial, "binomial"}, {LibraryAlgo::scatter_ring, "scatter_ring_allgather"}};
+      return {{LibraryAlgo::binomial, "binomial"},
+              {LibraryAlgo::scatter_ring, "scatter_ring_allgather"}};
     case Collective::allgatherv:
       return {{LibraryAlgo::ring, "ring"}, {LibraryAlgo::bruck, "bruck"}};
     case Collective::scatterv:
-    case Collective::gatherv:
-      return {{LibraryAlgo::linear_v, "linear"}};
+    case Collective::gatherv: return {{LibraryAlgo::linear_v, "linear"}};
   }
   return {};
 }
@@ -99,7 +97,8 @@ Best generic_best(const LibraryCall& call, const GeneratorInput& in) {
     double balanced = std::numeric_limits<double>::infinity();
     for (const LibraryAlgorithm& cand : generic_candidates(call.collective)) {
       const std::vector<double> zero(static_cast<size_t>(in.p), 0.0);
-      balanced = std::min(balanced, estimate::mean_elapsed(library_algorithm_finish(call, cand, in, zero), zero));
+      balanced = std::min(
+          balanced, estimate::mean_elapsed(library_algorithm_finish(call, cand, in, zero), zero));
     }
     const double last = *std::max_element(a.begin(), a.end());
     std::vector<double> f(static_cast<size_t>(in.p));

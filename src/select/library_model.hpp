@@ -46,42 +46,42 @@ enum class LibraryAlgo : uint8_t {
   linear_reduce_bcast,     // the linear reduce to rank 0, then the linear broadcast
   two_level,               // per node, then among node leaders, then per node (MVAPICH, MPICH)
   // reduce
-  linear,                  // the root takes every rank's vector in turn
-  chain,                   // fanout chains from the root (1: the pipeline), segments
-  binary,                  // k-ary tree of fanout 2, segments
-  binomial,                // binomial tree, segments
-  in_order_binary,         // Open MPI's in-order binary tree to rank p - 1, then to the root
-  reduce_scatter_gather,   // Rabenseifner's reduce: halving reduce-scatter + binomial gather
-  knomial,                 // k-nomial tree (fanout = radix), whole messages
+  linear,                 // the root takes every rank's vector in turn
+  chain,                  // fanout chains from the root (1: the pipeline), segments
+  binary,                 // k-ary tree of fanout 2, segments
+  binomial,               // binomial tree, segments
+  in_order_binary,        // Open MPI's in-order binary tree to rank p - 1, then to the root
+  reduce_scatter_gather,  // Rabenseifner's reduce: halving reduce-scatter + binomial gather
+  knomial,                // k-nomial tree (fanout = radix), whole messages
   // broadcast (also linear, chain, binary, binomial, knomial)
-  ompi_binomial,           // Open MPI's binomial tree, every child's send at once
-  split_binary,            // halves down the two subtrees of a binary tree, then exchanged
-  scatter_doubling,        // binomial scatter + recursive-doubling all-gather
-  scatter_ring,            // binomial scatter + ring all-gather
-  smp_binomial,            // binomial among node leaders, then within each node
+  ompi_binomial,     // Open MPI's binomial tree, every child's send at once
+  split_binary,      // halves down the two subtrees of a binary tree, then exchanged
+  scatter_doubling,  // binomial scatter + recursive-doubling all-gather
+  scatter_ring,      // binomial scatter + ring all-gather
+  smp_binomial,      // binomial among node leaders, then within each node
   // all-gatherv
-  gatherv_bcast,           // linear gather to rank 0, then the library's broadcast
+  gatherv_bcast,  // linear gather to rank 0, then the library's broadcast
   bruck,
   neighbor_exchange,
-  allgather_doubling,      // recursive doubling (powers of two)
-  pairwise,                // p - 1 steps, rank r with r xor / +- k
+  allgather_doubling,  // recursive doubling (powers of two)
+  pairwise,            // p - 1 steps, rank r with r xor / +- k
   // scatterv, gatherv
   linear_v,
 };
 
 struct LibraryAlgorithm {
   LibraryAlgo algo = LibraryAlgo::linear;
-  const char* name = "";      // the library's own name for it ("rabenseifner", "knomial", ...)
-  double segment_bytes = 0;   // segment size; 0: whole messages
-  int fanout = 0;             // chains, tree fanout, k-nomial radix; 0 where none
-  bool concurrent = false;    // a tree parent posts all its children's sends at once
+  const char* name = "";     // the library's own name for it ("rabenseifner", "knomial", ...)
+  double segment_bytes = 0;  // segment size; 0: whole messages
+  int fanout = 0;            // chains, tree fanout, k-nomial radix; 0 where none
+  bool concurrent = false;   // a tree parent posts all its children's sends at once
 };
 
 struct LibraryCall {
   Collective collective = Collective::allreduce;
   MpiLibrary library = MpiLibrary::generic;
-  double type_bytes = 1;     // one element of the call's datatype (counts = bytes / type_bytes)
-  bool commutative = true;   // the op's (reductions)
+  double type_bytes = 1;    // one element of the call's datatype (counts = bytes / type_bytes)
+  bool commutative = true;  // the op's (reductions)
 };
 
 // (a) The algorithm `call.library` runs for `in` (p, bytes, root; in.counts for all-gatherv):

@@ -28,6 +28,8 @@ int rule_lookup(std::span<const RuleRow> rows, int p, uint64_t bytes) {
   return rows.back().alg;
 }
 
+// One line per band of communicator sizes, as in the source (clang-format would pack them).
+// clang-format off
 // Open MPI 4.1.4, coll_tuned_decision_fixed.c (the same thresholds in SimGrid 3.32's
 // smpi_openmpi_selector.cpp).
 constexpr RuleRow kAllreduceCommutative[] = {
@@ -102,6 +104,7 @@ constexpr RuleRow kAllgatherv[] = {
     {1024, 512, 2}, {1024, 1024, 1}, {1024, 4096, 2}, {1024, 1048576, 4}, {1024, kAnySize, 3},
     {kAnyP, 4096, 2}, {kAnyP, kAnySize, 4},
 };
+// clang-format on
 
 uint64_t rule_total_bytes(const GeneratorInput& in) {
   return in.bytes > 0 ? static_cast<uint64_t>(std::llround(in.bytes)) : 0;
@@ -123,7 +126,7 @@ double rule_segment(double segsize, const LibraryCall& call, const GeneratorInpu
 }
 
 LibraryAlgorithm rule_algo(LibraryAlgo a, const char* name, double segment = 0, int fanout = 0,
-                      bool concurrent = false) {
+                           bool concurrent = false) {
   return LibraryAlgorithm{a, name, segment, fanout, concurrent};
 }
 
@@ -153,13 +156,10 @@ int ompi_fixed_decision(Collective c, bool commutative, int p, uint64_t bytes) {
     case Collective::reduce:
       return commutative ? rule_lookup(kReduceCommutative, p, bytes)
                          : rule_lookup(kReduceNoncommutative, p, bytes);
-    case Collective::bcast:
-      return rule_lookup(kBcast, p, bytes);
-    case Collective::allgatherv:
-      return rule_lookup(kAllgatherv, p, bytes);
+    case Collective::bcast: return rule_lookup(kBcast, p, bytes);
+    case Collective::allgatherv: return rule_lookup(kAllgatherv, p, bytes);
     case Collective::scatterv:
-    case Collective::gatherv:
-      return 0;
+    case Collective::gatherv: return 0;
   }
   return 0;
 }
@@ -178,7 +178,8 @@ LibraryAlgorithm open_mpi_rule(const LibraryCall& call, const GeneratorInput& in
   using namespace library_rules_detail;
   const int p = in.p;
   const int64_t count = rule_element_count(call, in);
-  const int alg = ompi_fixed_decision(call.collective, call.commutative, p, rule_decision_bytes(call, in));
+  const int alg =
+      ompi_fixed_decision(call.collective, call.commutative, p, rule_decision_bytes(call, in));
   // coll/tuned's fixed decisions pass segsize 0 (whole messages) and fanout 0 (a chain of one)
   // to every algorithm in 4.1.
   switch (call.collective) {
@@ -188,7 +189,8 @@ LibraryAlgorithm open_mpi_rule(const LibraryCall& call, const GeneratorInput& in
         case 2: return rule_algo(LibraryAlgo::reduce_bcast, "nonoverlapping");
         case 3: return rule_algo(LibraryAlgo::recursive_doubling, "recursive_doubling");
         case 4:
-        case 5:  // segmented_ring with segsize 0 is the ring; the ring with count < p recursive doubling
+        case 5:  // segmented_ring with segsize 0 is the ring; the ring with count < p recursive
+                 // doubling
           if (count < p) return rule_algo(LibraryAlgo::recursive_doubling, "recursive_doubling");
           return rule_algo(LibraryAlgo::ring, alg == 4 ? "ring" : "segmented_ring");
         default:  // redscat_allgather falls back to basic_linear below one element per rank
@@ -205,7 +207,8 @@ LibraryAlgorithm open_mpi_rule(const LibraryCall& call, const GeneratorInput& in
         case 5: return rule_algo(LibraryAlgo::binomial, "binomial");
         case 6: return rule_algo(LibraryAlgo::in_order_binary, "in-order_binary", 0, 2);
         default:
-          if (count < pof2_floor(p) || !call.commutative) return rule_algo(LibraryAlgo::linear, "linear");
+          if (count < pof2_floor(p) || !call.commutative)
+            return rule_algo(LibraryAlgo::linear, "linear");
           return rule_algo(LibraryAlgo::reduce_scatter_gather, "rabenseifner");
       }
     case Collective::bcast:
@@ -226,13 +229,13 @@ LibraryAlgorithm open_mpi_rule(const LibraryCall& call, const GeneratorInput& in
         case 2: return rule_algo(LibraryAlgo::bruck, "bruck");
         case 3: return rule_algo(LibraryAlgo::ring, "ring");
         case 4:
-          if (p % 2 != 0) return rule_algo(LibraryAlgo::ring, "ring");  // neighbor exchange needs even p
+          if (p % 2 != 0)
+            return rule_algo(LibraryAlgo::ring, "ring");  // neighbor exchange needs even p
           return rule_algo(LibraryAlgo::neighbor_exchange, "neighbor");
         default: return rule_algo(LibraryAlgo::pairwise, "two_proc");
       }
     case Collective::scatterv:
-    case Collective::gatherv:
-      return rule_algo(LibraryAlgo::linear_v, "basic_linear");
+    case Collective::gatherv: return rule_algo(LibraryAlgo::linear_v, "basic_linear");
   }
   return rule_algo(LibraryAlgo::linear, "linear");
 }
@@ -242,7 +245,8 @@ LibraryAlgorithm smpi_ompi_rule(const LibraryCall& call, const GeneratorInput& i
   const int p = in.p;
   const int64_t count = rule_element_count(call, in);
   const double m = in.bytes;
-  const int alg = ompi_fixed_decision(call.collective, call.commutative, p, rule_decision_bytes(call, in));
+  const int alg =
+      ompi_fixed_decision(call.collective, call.commutative, p, rule_decision_bytes(call, in));
   switch (call.collective) {
     case Collective::allreduce:
       switch (alg) {
@@ -267,14 +271,15 @@ LibraryAlgorithm smpi_ompi_rule(const LibraryCall& call, const GeneratorInput& i
       switch (alg) {
         case 2:  // reduce-ompi.cpp: fanout p / 2, 64 KiB segments
           return rule_algo(LibraryAlgo::chain, "ompi_chain", rule_segment(64 << 10, call, in),
-                      std::max(1, p / 2));
+                           std::max(1, p / 2));
         case 3: {  // the chain of one with 1, 32 or 64 KiB segments by p and size
           const double seg = p > 0.0410 / 1024 * m + 9.7128   ? 1024
                              : p > 0.0033 / 1024 * m + 1.6761 ? 32 << 10
                                                               : 64 << 10;
           return rule_algo(LibraryAlgo::chain, "ompi_pipeline", rule_segment(seg, call, in), 1);
         }
-        case 4: return rule_algo(LibraryAlgo::binary, "ompi_binary", rule_segment(32 << 10, call, in), 2);
+        case 4:
+          return rule_algo(LibraryAlgo::binary, "ompi_binary", rule_segment(32 << 10, call, in), 2);
         case 5: {  // whole messages for small p or sizes, 1 KiB segments where p is large for m
           double seg = 0;
           if (!((p < 8 && m < 20480) || m < 2048 || count <= 1) && p > 0.6016 / 1024 * m + 1.3496)
@@ -287,20 +292,26 @@ LibraryAlgorithm smpi_ompi_rule(const LibraryCall& call, const GeneratorInput& i
     case Collective::bcast:
       switch (alg) {
         case 1:  // basic_linear runs NTSL: a chain pipelined in 8 KiB segments
-          return rule_algo(LibraryAlgo::chain, "NTSL", m > 8192 ? rule_segment(8192, call, in) : 0, 1);
+          return rule_algo(LibraryAlgo::chain, "NTSL", m > 8192 ? rule_segment(8192, call, in) : 0,
+                           1);
         case 2:
         case 3: {  // ompi_pipeline: 128, 64 or 16 KiB segments by p and size
           double seg = 128 << 10;
-          if (p < 1.6134e-6 * m + 2.1102) seg = 128 << 10;
-          else if (p < 2.3679e-6 * m + 1.1787) seg = 64 << 10;
-          else if (p < 3.2118e-6 * m + 8.7936) seg = 16 << 10;
-          return rule_algo(LibraryAlgo::chain, "ompi_pipeline", rule_segment(seg, call, in), 1, true);
+          if (p < 1.6134e-6 * m + 2.1102)
+            seg = 128 << 10;
+          else if (p < 2.3679e-6 * m + 1.1787)
+            seg = 64 << 10;
+          else if (p < 3.2118e-6 * m + 8.7936)
+            seg = 16 << 10;
+          return rule_algo(LibraryAlgo::chain, "ompi_pipeline", rule_segment(seg, call, in), 1,
+                           true);
         }
         case 4:
           return rule_algo(LibraryAlgo::split_binary, "ompi_split_bintree",
-                      rule_segment(m < 370728 ? 1024 : 8192, call, in), 2);
+                           rule_segment(m < 370728 ? 1024 : 8192, call, in), 2);
         case 5:  // NTSB: a binary tree pipelined in 8 KiB segments
-          return rule_algo(LibraryAlgo::binary, "NTSB", m > 8192 ? rule_segment(8192, call, in) : 0, 2);
+          return rule_algo(LibraryAlgo::binary, "NTSB", m > 8192 ? rule_segment(8192, call, in) : 0,
+                           2);
         case 6: return rule_algo(LibraryAlgo::binomial, "binomial_tree");
         case 7:  // MVAPICH's intra-node k-nomial, radix 4, one level's sends at once
           return rule_algo(LibraryAlgo::knomial, "mvapich2_knomial_intra_node", 0, 4, true);
@@ -318,8 +329,7 @@ LibraryAlgorithm smpi_ompi_rule(const LibraryCall& call, const GeneratorInput& i
         default: return rule_algo(LibraryAlgo::pairwise, "pair");
       }
     case Collective::scatterv:
-    case Collective::gatherv:
-      return rule_algo(LibraryAlgo::linear_v, "default", 0, 0, true);
+    case Collective::gatherv: return rule_algo(LibraryAlgo::linear_v, "default", 0, 0, true);
   }
   return rule_algo(LibraryAlgo::linear, "linear");
 }
@@ -342,18 +352,19 @@ LibraryAlgorithm smpi_mpich_rule(const LibraryCall& call, const GeneratorInput& 
     case Collective::bcast:
       if (rule_uniform_nodes(in)) return rule_algo(LibraryAlgo::smp_binomial, "SMP_binomial");
       if (m < 12288 || p <= 8) return rule_algo(LibraryAlgo::binomial, "binomial_tree");
-      if (m < 524288 && p % 2 == 0) return rule_algo(LibraryAlgo::scatter_doubling, "scatter_rdb_allgather");
+      if (m < 524288 && p % 2 == 0)
+        return rule_algo(LibraryAlgo::scatter_doubling, "scatter_rdb_allgather");
       return rule_algo(LibraryAlgo::scatter_ring, "scatter_LR_allgather");
     case Collective::allgatherv: {
       // The selector sums the counts, in elements, where MPICH sums bytes.
       const int64_t total = count;
-      if (is_pof2(p) && total < 524288) return rule_algo(LibraryAlgo::allgather_doubling, "mpich_rdb");
+      if (is_pof2(p) && total < 524288)
+        return rule_algo(LibraryAlgo::allgather_doubling, "mpich_rdb");
       if (total <= 81920) return rule_algo(LibraryAlgo::bruck, "ompi_bruck");
       return rule_algo(LibraryAlgo::ring, "mpich_ring");
     }
     case Collective::scatterv:
-    case Collective::gatherv:
-      return rule_algo(LibraryAlgo::linear_v, "default", 0, 0, true);
+    case Collective::gatherv: return rule_algo(LibraryAlgo::linear_v, "default", 0, 0, true);
   }
   return rule_algo(LibraryAlgo::linear, "linear");
 }
@@ -370,12 +381,14 @@ LibraryAlgorithm mpich_rule(const LibraryCall& call, const GeneratorInput& in) {
   const bool hierarchy = several_ranks_per_node(in);
   switch (call.collective) {
     case Collective::allreduce:
-      if (hierarchy && call.commutative) return rule_algo(LibraryAlgo::two_level, "composition_alpha");
+      if (hierarchy && call.commutative)
+        return rule_algo(LibraryAlgo::two_level, "composition_alpha");
       if (m <= 8 || !call.commutative || count < pof2_floor(p))
         return rule_algo(LibraryAlgo::recursive_doubling, "recursive_doubling");
       return rule_algo(LibraryAlgo::rabenseifner, "reduce_scatter_allgather");
     case Collective::reduce:
-      if (hierarchy && call.commutative) return rule_algo(LibraryAlgo::two_level, "composition_alpha");
+      if (hierarchy && call.commutative)
+        return rule_algo(LibraryAlgo::two_level, "composition_alpha");
       if (m <= 2048 || !call.commutative || count < pof2_floor(p))
         return rule_algo(LibraryAlgo::binomial, "binomial");
       return rule_algo(LibraryAlgo::reduce_scatter_gather, "reduce_scatter_gather");
@@ -387,12 +400,12 @@ LibraryAlgorithm mpich_rule(const LibraryCall& call, const GeneratorInput& in) {
         return rule_algo(LibraryAlgo::scatter_doubling, "scatter_recursive_doubling_allgather");
       return rule_algo(LibraryAlgo::scatter_ring, "scatter_ring_allgather");
     case Collective::allgatherv:
-      if (is_pof2(p) && m < 524288) return rule_algo(LibraryAlgo::allgather_doubling, "recursive_doubling");
+      if (is_pof2(p) && m < 524288)
+        return rule_algo(LibraryAlgo::allgather_doubling, "recursive_doubling");
       if (m < 81920) return rule_algo(LibraryAlgo::bruck, "brucks");
       return rule_algo(LibraryAlgo::ring, "ring");
     case Collective::scatterv:
-    case Collective::gatherv:
-      return rule_algo(LibraryAlgo::linear_v, "linear", 0, 0, true);
+    case Collective::gatherv: return rule_algo(LibraryAlgo::linear_v, "linear", 0, 0, true);
   }
   return rule_algo(LibraryAlgo::linear, "linear");
 }

@@ -64,21 +64,25 @@ TEST(TreeEstimate, WholeMessageTreesMatchTheCostModel) {
     GeneratorInput in = random_input(rng, 40);
     in.blocks = 1;
     in.root = static_cast<int>(rng() % in.p);
-    if (trial % 2 == 1) in.arrivals = pattern(rng, in.p, 10 * (in.cost.alpha + in.cost.beta * in.bytes));
+    if (trial % 2 == 1)
+      in.arrivals = pattern(rng, in.p, 10 * (in.cost.alpha + in.cost.beta * in.bytes));
     const std::vector<double> a = estimate::arrivals_of(in);
     TreeTransfer x;
     x.segment_bytes = in.bytes;
     const RankTree down = estimate::binomial_tree(in.p, in.root, true, Serve::one_at_a_time);
-    EXPECT_NEAR(mean_of(estimate::tree_bcast_finish(in, down, x, a), in) / model(bcast, in), 1, 1e-9)
+    EXPECT_NEAR(mean_of(estimate::tree_bcast_finish(in, down, x, a), in) / model(bcast, in), 1,
+                1e-9)
         << "bcast p=" << in.p;
     x.reduce = true;
     const RankTree up = estimate::binomial_tree(in.p, in.root, false, Serve::one_at_a_time);
-    EXPECT_NEAR(mean_of(estimate::tree_reduce_finish(in, up, x, a), in) / model(reduce, in), 1, 1e-9)
+    EXPECT_NEAR(mean_of(estimate::tree_reduce_finish(in, up, x, a), in) / model(reduce, in), 1,
+                1e-9)
         << "reduce p=" << in.p;
     std::vector<int> order;  // papcoll's linear reduce takes relative ranks 1, 2, ...
     for (int v = 1; v < in.p; ++v) order.push_back((in.root + v) % in.p);
     const RankTree flat = estimate::flat_tree(in.p, in.root, order, Serve::one_at_a_time);
-    EXPECT_NEAR(mean_of(estimate::tree_reduce_finish(in, flat, x, a), in) / model(linear, in), 1, 1e-9)
+    EXPECT_NEAR(mean_of(estimate::tree_reduce_finish(in, flat, x, a), in) / model(linear, in), 1,
+                1e-9)
         << "linear reduce p=" << in.p;
   }
 }
@@ -95,21 +99,27 @@ TEST(TreeEstimate, PipelinedTreesAreCloseToTheCostModel) {
     in.root = static_cast<int>(rng() % in.p);
     in.blocks = 2 + static_cast<int>(rng() % 30);
     in.bytes = in.blocks * std::floor(in.bytes / in.blocks);
-    if (trial % 2 == 1) in.arrivals = pattern(rng, in.p, 5 * (in.cost.alpha + in.cost.beta * in.bytes));
+    if (trial % 2 == 1)
+      in.arrivals = pattern(rng, in.p, 5 * (in.cost.alpha + in.cost.beta * in.bytes));
     const std::vector<double> a = estimate::arrivals_of(in);
     TreeTransfer x;
     x.segments = in.blocks;
     x.segment_bytes = in.bytes / in.blocks;
-    const double tb = mean_of(estimate::tree_bcast_finish(
-                                  in, estimate::binomial_tree(in.p, in.root, true, Serve::one_at_a_time), x, a),
-                              in);
-    const double tc = mean_of(
-        estimate::tree_bcast_finish(in, estimate::chain_tree(in.p, in.root, 1, Serve::one_at_a_time), x, a), in);
+    const double tb =
+        mean_of(estimate::tree_bcast_finish(
+                    in, estimate::binomial_tree(in.p, in.root, true, Serve::one_at_a_time), x, a),
+                in);
+    const double tc =
+        mean_of(estimate::tree_bcast_finish(
+                    in, estimate::chain_tree(in.p, in.root, 1, Serve::one_at_a_time), x, a),
+                in);
     const double eb = tb / model(binomial, in) - 1, ec = tc / model(chain, in) - 1;
     double& w = worst[in.arrivals.empty() ? 0 : 1];
     w = std::max({w, std::abs(eb), std::abs(ec)});
-    EXPECT_LT(std::abs(eb), in.arrivals.empty() ? 0.1 : 0.2) << "binomial p=" << in.p << " B=" << in.blocks;
-    EXPECT_LT(std::abs(ec), in.arrivals.empty() ? 0.1 : 0.2) << "chain p=" << in.p << " B=" << in.blocks;
+    EXPECT_LT(std::abs(eb), in.arrivals.empty() ? 0.1 : 0.2)
+        << "binomial p=" << in.p << " B=" << in.blocks;
+    EXPECT_LT(std::abs(ec), in.arrivals.empty() ? 0.1 : 0.2)
+        << "chain p=" << in.p << " B=" << in.blocks;
     if (in.arrivals.empty()) EXPECT_NEAR(ec, 0, 1e-9) << "a balanced chain is exact";
   }
   std::cout << "[ info ] pipelined trees: worst |estimate / cost model - 1| balanced " << worst[0]
@@ -147,7 +157,8 @@ TEST(TreeEstimate, TreeShapes) {
   EXPECT_EQ(k4.children(0), 6);  // 4, 8, 12 then 1, 2, 3
   EXPECT_EQ(k4.parent[5], 4);
   EXPECT_EQ(k4.parent[12], 0);
-  EXPECT_NE(k4.batch[static_cast<size_t>(k4.first[0])], k4.batch[static_cast<size_t>(k4.first[0] + 3)]);
+  EXPECT_NE(k4.batch[static_cast<size_t>(k4.first[0])],
+            k4.batch[static_cast<size_t>(k4.first[0] + 3)]);
   const RankTree bin = estimate::kary_tree(7, 0, 2, Serve::one_at_a_time);
   EXPECT_EQ(bin.parent[3], 1);
   EXPECT_EQ(bin.parent[5], 1);

@@ -27,7 +27,7 @@ GeneratorInput gige(int p, double bytes, int root = 0) {
   in.bytes = bytes;
   in.cost.alpha = 22e-6;  // sim/platforms/gige-48.xml: 2 x 11 us, 125 MB/s
   in.cost.beta = 8e-9;
-  in.cost.gamma = 0;      // SMPI charges no time for MPI's reductions
+  in.cost.gamma = 0;  // SMPI charges no time for MPI's reductions
   return in;
 }
 
@@ -100,7 +100,8 @@ TEST(LibraryRules, WhatEachLibraryRuns) {
   // Open MPI 4.1 passes segsize 0: the segmented ring is the ring, with fewer elements than ranks
   // recursive doubling; SMPI's segmented ring has 1 MiB segments.
   EXPECT_EQ(algo_name(allreduce, open_mpi, gige(3, 131072)), "segmented_ring");
-  EXPECT_EQ(library_algorithm({allreduce, open_mpi, 4, true}, gige(3, 131072)).algo, LibraryAlgo::ring);
+  EXPECT_EQ(library_algorithm({allreduce, open_mpi, 4, true}, gige(3, 131072)).algo,
+            LibraryAlgo::ring);
   EXPECT_EQ(algo_name(allreduce, open_mpi, gige(40, 64)), "recursive_doubling");
   EXPECT_EQ(algo_name(allreduce, smpi_mpich, gige(48, kFourMiB)), "mvapich2_two_level");
   EXPECT_EQ(algo_name(allreduce, mpich, gige(48, kFourMiB)), "reduce_scatter_allgather");
@@ -222,13 +223,24 @@ INSTANTIATE_TEST_SUITE_P(
     SameAlgorithm, LibraryEstimates,
     ::testing::Values(
         Pair{Collective::allreduce, {LibraryAlgo::ring, "ring"}, "ring", 1e-9},
-        Pair{Collective::allreduce, {LibraryAlgo::recursive_doubling, "rd"}, "recursive-doubling", 1e-9},
+        Pair{Collective::allreduce,
+             {LibraryAlgo::recursive_doubling, "rd"},
+             "recursive-doubling",
+             1e-9},
         Pair{Collective::allreduce, {LibraryAlgo::rabenseifner, "rab"}, "rabenseifner", 1e-9},
         Pair{Collective::reduce, {LibraryAlgo::binomial, "binomial"}, "binomial", 1e-9},
-        Pair{Collective::reduce, {LibraryAlgo::reduce_scatter_gather, "rsg"}, "rabenseifner", 1e-9, true},
+        Pair{Collective::reduce,
+             {LibraryAlgo::reduce_scatter_gather, "rsg"},
+             "rabenseifner",
+             1e-9,
+             true},
         Pair{Collective::bcast, {LibraryAlgo::binomial, "binomial"}, "binomial", 1e-9},
-        Pair{Collective::bcast, {LibraryAlgo::scatter_ring, "scatter_ring"}, "scatter-allgather", 1e-9,
-             false, false},
+        Pair{Collective::bcast,
+             {LibraryAlgo::scatter_ring, "scatter_ring"},
+             "scatter-allgather",
+             1e-9,
+             false,
+             false},
         Pair{Collective::allgatherv, {LibraryAlgo::ring, "ring"}, "ring", 1e-9},
         Pair{Collective::allgatherv, {LibraryAlgo::bruck, "bruck"}, "bruck", 1e-9}),
     [](const auto& i) {
@@ -257,7 +269,8 @@ TEST(LibraryModel, MatchesSmpiOnGige48) {
   // SMPI's mpich selector: recursive doubling of the whole buffer among 48 leaders (223.8 ms
   // measured with smpi/allreduce:rdb, docs/results.md).
   EXPECT_NEAR(library_predict({Collective::allreduce, MpiLibrary::smpi_mpich, 4, true},
-                              gige(48, kFourMiB)) * 1e3,
+                              gige(48, kFourMiB)) *
+                  1e3,
               223.8, 2.2);
 }
 
@@ -279,7 +292,8 @@ TEST(LibraryModel, SeveralRanksPerNodeShareTheLink) {
     return estimate::mean_elapsed(library_algorithm_finish(call, a, in, zero), zero);
   };
   EXPECT_NEAR(library_predict(call, nodes) * 1e3, 125.6, 2.5);
-  EXPECT_NEAR(library_predict({Collective::allreduce, MpiLibrary::smpi_mpich, 4, true}, nodes) * 1e3,
+  EXPECT_NEAR(library_predict({Collective::allreduce, MpiLibrary::smpi_mpich, 4, true}, nodes) *
+                  1e3,
               104.0, 2.0);
   EXPECT_NEAR(mean(ring, nodes), mean(ring, flat), 0.01 * mean(ring, flat));
   EXPECT_GT(library_predict(call, nodes), 1.5 * mean(ring, nodes));
@@ -329,12 +343,14 @@ TEST(LibraryModel, EveryAlgorithmIsFiniteForEveryP) {
             GeneratorInput in = gige(p, bytes, p / 2);
             in.arrivals.assign(static_cast<size_t>(p), 0.0);
             in.arrivals[static_cast<size_t>(p - 1)] = 0.01;
-            if (per_node > 1) in.nodes = std::make_shared<NodeLayout>(block_node_layout(p, per_node));
+            if (per_node > 1)
+              in.nodes = std::make_shared<NodeLayout>(block_node_layout(p, per_node));
             const LibraryCall call{c, l, 4, true};
             const double t = library_predict(call, in);
             ASSERT_TRUE(std::isfinite(t) && t >= 0)
-                << mpi_library_name(l) << " " << collective_name(c) << " p=" << p << " bytes=" << bytes
-                << " per node " << per_node << ": " << library_algorithm(call, in).name << " " << t;
+                << mpi_library_name(l) << " " << collective_name(c) << " p=" << p
+                << " bytes=" << bytes << " per node " << per_node << ": "
+                << library_algorithm(call, in).name << " " << t;
             EXPECT_EQ(t, library_predict(call, in));
           }
 }
