@@ -19,6 +19,7 @@
 #include "cli_common.hpp"
 #include "json_number.hpp"
 #include "model/link_model_io.hpp"
+#include "papcoll_sched_library.hpp"
 #include "papcoll_sched_time.hpp"
 #include "schedule/circulant/circulant_check.hpp"
 #include "schedule/circulant/circulant_skips.hpp"
@@ -280,6 +281,11 @@ Args parse_args(int argc, char** argv) {
   papcoll_cli::add_kept(*vc, "--threads", a.flags, "worker threads, 0 = all cores (default 0)",
                         "N");
   papcoll_cli::add_flag(*vc, "--json", a.json, "one JSON object instead of text");
+  // Listed for --help; run() hands it to sched_library before this parser sees it.
+  papcoll_cli::add_command(app, "library",
+                           "what an MPI library runs for a collective and the library model's "
+                           "time for it ('papcoll-sched library' alone: its options)")
+      ->allow_extras();
   CLI::App* bench = papcoll_cli::add_command(app, "bench", "time generators: clairvoyant, circulant");
   CLI::App* bc = papcoll_cli::add_command(
       *bench, "circulant", "time the circulant send schedules for every p in --from..--to");
@@ -851,6 +857,8 @@ int cmd_bench_clairvoyant(const Args& a) {
 }  // namespace
 
 int run(int argc, char** argv) {
+  // The library model's command parses its own flags (tools/papcoll_sched_library.cpp).
+  if (argc >= 2 && std::string(argv[1]) == "library") return sched_library::run(argc, argv);
   Args a = parse_args(argc, argv);
   if (a.command == "verify-circulant") return cmd_verify_circulant(a);
   if (a.command == "bench circulant") return cmd_bench_circulant(a);

@@ -45,7 +45,7 @@
 #include "api/call_check.hpp"
 #include "api/call_observe.hpp"
 #include "api/collective_call.hpp"
-#include "select/selection.hpp"
+#include "api/mpi_library.hpp"
 #include "executor/comm_context.hpp"
 #include "observe/call_watch.hpp"
 #include "observe/refusal.hpp"
@@ -225,7 +225,9 @@ int run_collective(const char* who, Collective c, Description& d, const papcoll_
     bool native = (!sel.is_auto && sel.algo == nullptr) || d.needs_native();
     AutoChoice choice;
     if (sel.is_auto && !native) {
-      choice = choose_auto(c, d.auto_request(call, arrivals));
+      AutoRequest request = d.auto_request(call, arrivals);
+      request.library = running_mpi_library();
+      choice = choose_auto(c, request);
       algo = choice.algo;
       native = choice.native;
     }

@@ -72,8 +72,10 @@ class ScheduleSink;
 // call path, every rank for the verifier, the cost model and the tools.
 using GeneratorFn = void (*)(const GeneratorInput& in, ScheduleSink& out);
 
-// The part `auto` may give an algorithm (src/select/selection.hpp): a balanced candidate (the
-// model of what the MPI library's own collective achieves) or an arrival-aware one.
+// The part `auto` may give an algorithm (src/select/selection.hpp): an arrival-aware candidate,
+// or a balanced schedule with an estimate (the circulant broadcast and all-gatherv, which auto
+// runs on balanced calls; the balanced all-reduce and reduce rows, which the generic library
+// model's textbook algorithms match, select/library_model.hpp).
 enum class AutoRole { none, balanced, arrival_aware };
 
 // One row of the algorithm table (registry.cpp), written with designated initialisers.

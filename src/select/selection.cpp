@@ -76,6 +76,11 @@ double generation_seconds(const AlgorithmInfo& algo, GeneratorInput in,
   }
 }
 
+// The bytes of one element of a call of `count` elements (1 when it has none).
+double element_bytes(const GeneratorInput& base, int64_t count) {
+  return count > 0 && base.bytes > 0 ? base.bytes / static_cast<double>(count) : 1.0;
+}
+
 // Whether an arrival-aware row of bcast or allgatherv leaves some rank out of its early group for
 // these arrivals. If not, its schedule is the circulant one (with the row's own block count), and
 // a difference in predicted time would come from the block count, not from the arrivals: the
@@ -95,45 +100,45 @@ bool leaves_ranks_out(Collective c, const AlgorithmInfo& a, GeneratorInput in,
 }  // namespace
 
 AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base, const PrepareInput& prepare,
-                                double min_gain, double pattern_cost, RecentChoices* recent) {
+                                double min_gain, double pattern_cost, RecentChoices* recent,
+                                MpiLibrary library, double type_bytes) {
   AutoVerdict v;
   if (base.arrivals.empty() || base.p < 2) return v;
   v.imbalance = imbalance_factor(base.arrivals, base.cost, base.bytes);
   v.why = AutoWhy::balanced;
   if (!(v.imbalance >= kAutoMinImbalance)) return v;
-  v.balanced_time = v.native_elapsed = v.aware_elapsed = kInf;
+  // The MPI library's collective: what its decision rule runs, under the arrivals and alone.
+  const LibraryCall lib{c, library, type_bytes, true};
+  {
+    GeneratorInput own = base;
+    own.arrivals.clear();
+    v.balanced_time = library_predict(lib, own);
+    v.native_elapsed = library_predict(lib, base);
+    v.library_algorithm = library_algorithm(lib, base).name;
+    if (!std::isfinite(v.balanced_time)) v.balanced_time = kInf;
+    if (!std::isfinite(v.native_elapsed)) v.native_elapsed = kInf;
+  }
+  v.aware_elapsed = kInf;
   std::string best_key;  // the best aware row's schedule key, where it has a generation cost
   // Rows with a generation cost last: their cost is charged like pattern_cost, and where it alone
   // reaches the best estimate so far the row cannot win, so its predict (which costs about as
   // much: a simulation at p = 1024 takes a tenth of a second) is not called.
   for (const bool costly : {false, true})
     for (const AlgorithmInfo* a : algorithms_for(c)) {
-      if (a->predict == nullptr || (a->generation_cost != nullptr) != costly) continue;
-      if (a->auto_role == AutoRole::balanced) {
-        v.balanced_time = std::min(v.balanced_time, predicted(*a, base, {}, prepare));
-        v.native_elapsed =
-            std::min(v.native_elapsed, predicted(*a, base, base.arrivals, prepare));
-      } else if (a->auto_role == AutoRole::arrival_aware) {
-        std::string key;
-        const double charge =
-            pattern_cost + generation_seconds(*a, base, base.arrivals, prepare, recent, &key);
-        if (!(charge < std::min(v.aware_elapsed, v.native_elapsed))) continue;
-        const double t = predicted(*a, base, base.arrivals, prepare) + charge;
-        if (t < v.aware_elapsed) {
-          v.aware_elapsed = t;
-          v.best_aware = a;
-          best_key = std::move(key);
-        }
+      if (a->predict == nullptr || a->auto_role != AutoRole::arrival_aware ||
+          (a->generation_cost != nullptr) != costly)
+        continue;
+      std::string key;
+      const double charge =
+          pattern_cost + generation_seconds(*a, base, base.arrivals, prepare, recent, &key);
+      if (!(charge < std::min(v.aware_elapsed, v.native_elapsed))) continue;
+      const double t = predicted(*a, base, base.arrivals, prepare) + charge;
+      if (t < v.aware_elapsed) {
+        v.aware_elapsed = t;
+        v.best_aware = a;
+        best_key = std::move(key);
       }
     }
-  if (base.root >= 0 && base.root < base.p && std::isfinite(v.balanced_time)) {
-    // A rooted collective of the MPI library (segmented, eager trees) lets a rank leave once its
-    // data is handed on: only the root must wait for the latest arrival. The best that can do.
-    const double latest = *std::max_element(base.arrivals.begin(), base.arrivals.end());
-    const double root_wait = latest - base.arrivals[static_cast<size_t>(base.root)];
-    v.native_elapsed =
-        std::min(v.native_elapsed, v.balanced_time + root_wait / static_cast<double>(base.p));
-  }
   v.why = AutoWhy::small_gain;
   if (std::isfinite(v.balanced_time) && v.balanced_time > 0 && std::isfinite(v.native_elapsed) &&
       std::isfinite(v.aware_elapsed))
@@ -149,28 +154,29 @@ AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base, const 
 
 const AlgorithmInfo* choose_allreduce(int64_t count, bool commutative, const GeneratorInput& base,
                                       const PrepareInput& prepare, AutoVerdict* verdict,
-                                      double pattern_cost, RecentChoices* recent) {
+                                      double pattern_cost, RecentChoices* recent,
+                                      MpiLibrary library) {
   if (!commutative || count < base.p) {
     if (verdict != nullptr) *verdict = AutoVerdict{nullptr, AutoWhy::rule};
     return nullptr;
   }
   const AutoVerdict v =
       choose_for_arrivals(Collective::allreduce, base, prepare, kAutoMinGainAllreduce, pattern_cost,
-                          recent);
+                          recent, library, element_bytes(base, count));
   if (verdict != nullptr) *verdict = v;
   return v.algo;
 }
 
-const AlgorithmInfo* choose_reduce(bool commutative, const GeneratorInput& base,
+const AlgorithmInfo* choose_reduce(int64_t count, bool commutative, const GeneratorInput& base,
                                    const PrepareInput& prepare, AutoVerdict* verdict,
-                                   double pattern_cost, RecentChoices* recent) {
+                                   double pattern_cost, RecentChoices* recent, MpiLibrary library) {
   if (!commutative) {
     if (verdict != nullptr) *verdict = AutoVerdict{nullptr, AutoWhy::rule};
     return nullptr;
   }
   const AutoVerdict v =
       choose_for_arrivals(Collective::reduce, base, prepare, kAutoMinGainReduce, pattern_cost,
-                          recent);
+                          recent, library, element_bytes(base, count));
   if (verdict != nullptr) *verdict = v;
   return v.algo;
 }
@@ -201,22 +207,20 @@ const AlgorithmInfo* choose_schedule_for_arrivals(Collective c, const AlgorithmI
   return balanced;
 }
 
-double library_bcast_time(int p, double bytes, const CostParams& cost) {
-  if (p < 2) return 0;
-  const double log_p = std::ceil(std::log2(static_cast<double>(p)));
-  const double binomial = log_p * (cost.alpha + cost.beta * bytes);
-  const double scatter_allgather = (log_p + p - 1) * cost.alpha +
-                                   2.0 * cost.beta * bytes * (p - 1) / static_cast<double>(p);
-  return std::min(binomial, scatter_allgather);
+double library_bcast_time(const GeneratorInput& base, MpiLibrary library) {
+  GeneratorInput own = base;
+  own.arrivals.clear();
+  return library_predict(LibraryCall{Collective::bcast, library, 1, true}, own);
 }
 
-const AlgorithmInfo* choose_bcast(const GeneratorInput& base, const PrepareInput& prepare) {
+const AlgorithmInfo* choose_bcast(const GeneratorInput& base, const PrepareInput& prepare,
+                                  MpiLibrary library) {
   const AlgorithmInfo* circulant = find_algorithm(Collective::bcast, "circulant");
   const AlgorithmInfo* pick =
       choose_schedule_for_arrivals(Collective::bcast, circulant, base, prepare, base.bytes);
   if (pick != circulant || circulant == nullptr || base.p < 2) return pick;
   const double t_circulant = predicted(*circulant, base, {}, prepare);
-  const double t_library = library_bcast_time(base.p, base.bytes, base.cost);
+  const double t_library = library_bcast_time(base, library);
   return std::isfinite(t_circulant) && std::isfinite(t_library) &&
                  t_circulant <= (1.0 - kAutoMinGainBalancedBcast) * t_library
              ? circulant
@@ -236,18 +240,19 @@ AutoChoice choose_auto(Collective c, const AutoRequest& r) {
   AutoVerdict v;
   switch (c) {
     case Collective::allreduce:
-      choice.algo =
-          choose_allreduce(r.units, r.commutative, r.base, r.prepare, &v, r.pattern_cost, r.recent);
+      choice.algo = choose_allreduce(r.units, r.commutative, r.base, r.prepare, &v, r.pattern_cost,
+                                     r.recent, r.library);
       choice.why = v.why;
       choice.gain = v.gain;
       break;
     case Collective::reduce:
-      choice.algo = choose_reduce(r.commutative, r.base, r.prepare, &v, r.pattern_cost, r.recent);
+      choice.algo = choose_reduce(r.units, r.commutative, r.base, r.prepare, &v, r.pattern_cost,
+                                  r.recent, r.library);
       choice.why = v.why;
       choice.gain = v.gain;
       break;
     case Collective::bcast:
-      choice.algo = choose_bcast(r.base, r.prepare);
+      choice.algo = choose_bcast(r.base, r.prepare, r.library);
       break;
     case Collective::allgatherv:
       choice.algo = choose_allgatherv(r.base, r.shared_memory, r.prepare);

@@ -10,6 +10,7 @@
 
 #include "schedule/registry.hpp"
 #include "schedule/schedule_cache.hpp"
+#include "select/library_model.hpp"
 
 namespace papcoll {
 
@@ -38,18 +39,16 @@ double imbalance_factor(const std::vector<double>& arrivals, const CostParams& c
 //     is nothing to hide, and the MPI library's tuned collective is at least as fast as papcoll's
 //     balanced schedules.
 //  2. Otherwise the cost model (verify/cost_model.hpp) predicts the mean elapsed time (own arrival
-//     to own finish) of every imbalance-aware candidate and of every balanced candidate under the
-//     same arrivals; the MPI library's collective is modelled as the best balanced candidate
-//     (what an MPI library picks from); for a rooted collective (base.root >= 0) at best the
-//     balanced time with only the root waiting for the latest arrival (an MPI library's segmented
-//     trees let the other ranks leave once their data is handed on; Open MPI's MPI_Reduce does:
-//     docs/algorithms.md). The best imbalance-aware candidate is chosen if it saves
-//     at least min_gain x the balanced collective's own time (the best balanced candidate with
-//     equal arrivals); else the MPI library. min_gain is how much faster than papcoll's balanced
-//     schedules the MPI library's collective was measured to be (docs/algorithms.md, "auto"):
-//     allreduce 0.02 (Open MPI's MPI_Allreduce is no faster than papcoll's ring; the model
-//     underestimates PRR's and SLT's gain, so the margin only rules out ties such as PRR = ring
-//     at p = 3), reduce 0.35 (Open MPI's MPI_Reduce is 20-35 % faster than papcoll's binomial).
+//     to own finish) of every imbalance-aware candidate under the arrivals, and the library model
+//     (select/library_model.hpp) that of the MPI library's collective: the algorithm the running
+//     library's decision rule picks for this size and p, estimated under the same arrivals and
+//     with equal arrivals (the collective's own time). The best imbalance-aware candidate is
+//     chosen if it saves at least min_gain x that own time against the library under the
+//     arrivals; else the MPI library. min_gain is a margin for what the models leave out:
+//     allreduce 0.02 (it only rules out ties such as PRR = ring at p = 3), reduce 0.35 (Open
+//     MPI's MPI_Reduce was measured 20-35 % faster than papcoll's binomial tree; with the
+//     `generic` library, the best textbook algorithm and a rooted collective's best case, only
+//     the root waiting for the latest arrival, stand in for the library).
 //
 // Deterministic arithmetic on agreed input (arrivals, Hockney parameters, sizes): every rank
 // takes the same decision.
@@ -76,22 +75,26 @@ struct AutoVerdict {
   // (native_elapsed - aware_elapsed) / balanced_time where all three are finite, else NaN.
   double gain = std::numeric_limits<double>::quiet_NaN();
   double imbalance = 0;                 // imbalance_factor of the arrivals
-  double balanced_time = 0;   // best balanced candidate, equal arrivals: the collective's own time
-  double native_elapsed = 0;  // best balanced candidate under the arrivals (the MPI library)
+  double balanced_time = 0;   // the MPI library's collective, equal arrivals: its own time
+  double native_elapsed = 0;  // the MPI library's collective under the arrivals
   double aware_elapsed = 0;   // best imbalance-aware candidate under the arrivals
   const AlgorithmInfo* best_aware = nullptr;
+  const char* library_algorithm = "";  // what the library model says the library runs
 };
 
-// The rule above over the registry's candidates of collective c (AlgorithmInfo::auto_role), each
-// costed by its O(p) estimate (AlgorithmInfo::predict) for `base` as `prepare` completes it. `base`
-// has p, root, cost, bytes and the agreed arrivals (empty: none).
+// The rule above over the registry's arrival-aware candidates of collective c
+// (AlgorithmInfo::auto_role), each costed by its O(p) estimate (AlgorithmInfo::predict) for
+// `base` as `prepare` completes it, against `library`'s collective (library_model.hpp, with
+// elements of `type_bytes` bytes). `base` has p, root, cost, bytes and the agreed arrivals
+// (empty: none).
 // `pattern_cost` (AutoRequest::pattern_cost) is added to every aware candidate's estimate, and
 // a row's generation cost (AlgorithmInfo::generation_cost) to its own unless `recent` holds the
 // row's schedule key for `base` (then it is a pattern chosen lately, whose schedule is built);
 // choosing such a row adds its key to `recent`.
 AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base, const PrepareInput& prepare,
                                 double min_gain, double pattern_cost = 0,
-                                RecentChoices* recent = nullptr);
+                                RecentChoices* recent = nullptr,
+                                MpiLibrary library = MpiLibrary::generic, double type_bytes = 1);
 
 // "auto" per collective, every one a function of agreed input only (docs/algorithms.md, "auto"):
 // allreduce: MPI's collective for non-commutative ops (every schedule reorders the reduction) and
@@ -99,11 +102,14 @@ AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base, const 
 // kAutoMinGainAllreduce.
 const AlgorithmInfo* choose_allreduce(int64_t count, bool commutative, const GeneratorInput& base,
                                       const PrepareInput& prepare, AutoVerdict* verdict = nullptr,
-                                      double pattern_cost = 0, RecentChoices* recent = nullptr);
-// reduce: MPI_Reduce for a non-commutative op, else choose_for_arrivals with kAutoMinGainReduce.
-const AlgorithmInfo* choose_reduce(bool commutative, const GeneratorInput& base,
+                                      double pattern_cost = 0, RecentChoices* recent = nullptr,
+                                      MpiLibrary library = MpiLibrary::generic);
+// reduce: MPI_Reduce for a non-commutative op, else choose_for_arrivals with kAutoMinGainReduce
+// (`count` elements in base.bytes).
+const AlgorithmInfo* choose_reduce(int64_t count, bool commutative, const GeneratorInput& base,
                                    const PrepareInput& prepare, AutoVerdict* verdict = nullptr,
-                                   double pattern_cost = 0, RecentChoices* recent = nullptr);
+                                   double pattern_cost = 0, RecentChoices* recent = nullptr,
+                                   MpiLibrary library = MpiLibrary::generic);
 // bcast and allgatherv run papcoll's own schedules (docs/algorithms.md, "auto of bcast and
 // allgatherv"): the balanced one (`balanced`: the circulant broadcast or all-gatherv, Traff 2023)
 // unless the agreed arrivals of `base` have an imbalance factor of at least kAutoMinImbalance,
@@ -121,13 +127,14 @@ const AlgorithmInfo* choose_schedule_for_arrivals(Collective c, const AlgorithmI
                                                   double message_bytes);
 // bcast: the arrival-aware broadcast by the rule above; else, balanced, the circulant broadcast
 // only where the cost model predicts it at least kAutoMinGainBalancedBcast faster than the
-// broadcasts an MPI library runs (library_bcast_time: the better of a binomial tree of whole
-// messages and van de Geijn's scatter + ring all-gather), otherwise the MPI library's own
+// broadcast the MPI library runs (library_bcast_time: `library`'s decision rule and the library
+// model's estimate of that algorithm, equal arrivals), otherwise the MPI library's own
 // (nullptr): a balanced program pays nothing where papcoll has nothing to gain (small messages
 // and few ranks), and keeps the circulant's gain where it is large (many ranks).
 inline constexpr double kAutoMinGainBalancedBcast = 0.10;
-double library_bcast_time(int p, double bytes, const CostParams& cost);
-const AlgorithmInfo* choose_bcast(const GeneratorInput& base, const PrepareInput& prepare);
+double library_bcast_time(const GeneratorInput& base, MpiLibrary library);
+const AlgorithmInfo* choose_bcast(const GeneratorInput& base, const PrepareInput& prepare,
+                                  MpiLibrary library = MpiLibrary::generic);
 // allgatherv: the linear schedule over the shared-memory window when every rank is on one node
 // (`shared_window`: the transport is on and the call fits it; a late reader there simply copies
 // later), else the circulant all-to-all broadcast or the arrival-aware all-gatherv by the rule
@@ -152,6 +159,9 @@ struct AutoRequest {
   // allreduce, reduce: the communicator's recent choices (RecentChoices); null charges every
   // costly row its generation cost.
   RecentChoices* recent = nullptr;
+  // The MPI library running (api/mpi_library.hpp), whose collective auto weighs papcoll's
+  // schedules against; the same on every rank.
+  MpiLibrary library = MpiLibrary::generic;
 };
 struct AutoChoice {
   const AlgorithmInfo* algo = nullptr;  // the registry row that runs

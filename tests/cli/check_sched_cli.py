@@ -115,5 +115,23 @@ for bad in (["show", "clairvoyant", "--p", "4", "--impl", "fast"],
     p = run(*bad, expect=2)
     check("papcoll-sched:" in p.stderr, f"message for {bad}")
 
+# library: the MPI library's algorithm and the model's time (docs/papcoll-sched.md, "library"):
+# SMPI's ompi selector runs rab_rdb for 1M floats at 48 ranks, 121.2 ms in the simulation.
+lib = json.loads(run("library", "allreduce", "--p", "48", "--bytes", "4194304", "--library",
+                     "smpi-ompi", "--alpha", "22e-6", "--beta", "8e-9", "--format", "json").stdout)
+check(lib["algorithm"] == "rab_rdb" and abs(lib["balanced_s"] - 0.1212) < 0.002, f"library {lib}")
+late = json.loads(run("library", "allreduce", "--p", "48", "--bytes", "4194304", "--library",
+                      "smpi-ompi", "--alpha", "22e-6", "--beta", "8e-9", "--late", "1:0.05",
+                      "--format", "json").stdout)
+check(late["predicted_s"] > late["balanced_s"] + 0.04, f"library one late {late}")
+text = run("library", "reduce", "--p", "48", "--bytes", "16384", "--library", "smpi-ompi").stdout
+check("ompi_binomial in segments of 1024 bytes" in text, f"library text {text!r}")
+for bad in (["library"], ["library", "alltoall", "--p", "4", "--bytes", "8"],
+            ["library", "bcast", "--p", "4"], ["library", "bcast", "--p", "4", "--bytes", "8",
+                                                "--library", "intel"],
+            ["library", "bcast", "--p", "4", "--bytes", "8", "--late", "4:1"]):
+    p = run(*bad, expect=2)
+    check("papcoll-sched: library:" in p.stderr, f"message for {bad}")
+
 print("sched CLI: all checks passed" if not failures else f"sched CLI: {failures} failure(s)")
 sys.exit(1 if failures else 0)

@@ -134,7 +134,7 @@ TEST(AutoSelection, RowsWhoseGenerationAloneLosesAreNotSimulated) {
   const AlgorithmInfo* all = choose_allreduce(1 << 20, true, input(p, kFourMiB, a), prepare, &v);
   EXPECT_TRUE(all == nullptr || std::string(all->name) != "late-fold");
   EXPECT_TRUE(std::isfinite(v.aware_elapsed));  // PRR and SLT were costed
-  const AlgorithmInfo* red = choose_reduce(true, input(p, kFourMiB, a, 0), prepare);
+  const AlgorithmInfo* red = choose_reduce(1 << 20, true, input(p, kFourMiB, a, 0), prepare);
   EXPECT_TRUE(red == nullptr || (std::string(red->name) != "late-fold" &&
                                  std::string(red->name) != "clairvoyant"));
   const clairvoyant::FinishRoundsStats after = clairvoyant::finish_rounds_stats();
@@ -168,6 +168,69 @@ TEST(AutoSelection, GenerationCostIsChargedUntilTheRowIsChosen) {
   AutoVerdict uncharged;
   choose_allreduce(1 << 20, true, later, prepare, &uncharged, 0, &recent);
   EXPECT_GT(third.aware_elapsed, uncharged.aware_elapsed);
+}
+
+}  // namespace
+}  // namespace papcoll
+
+namespace papcoll {
+namespace {
+
+GeneratorInput gige(int p, double bytes, double late_s, int root = -1) {
+  GeneratorInput in = input(p, bytes, one_late(p, late_s), root);
+  in.cost.alpha = 22e-6;  // sim/platforms/gige-48.xml
+  in.cost.beta = 8e-9;
+  in.cost.gamma = 0;
+  return in;
+}
+
+TEST(AutoSelection, TheLibraryModelStandsForTheMpiLibrary) {
+  // gige-48, 1M floats, rank 1 50 ms late: SMPI's ompi selector runs rab_rdb (170.2 ms measured,
+  // docs/results.md); the model says so, and an imbalance-aware schedule wins against it.
+  AutoVerdict v;
+  const AlgorithmInfo* a = choose_allreduce(1 << 20, true, gige(48, kFourMiB, 0.05), prepare, &v, 0,
+                                            nullptr, MpiLibrary::smpi_ompi);
+  EXPECT_STREQ(v.library_algorithm, "rab_rdb");
+  EXPECT_NEAR(v.native_elapsed, 0.1702, 0.002);
+  EXPECT_NEAR(v.balanced_time, 0.1212, 0.002);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(v.why, AutoWhy::aware);
+  // 128 ranks, 64 KiB, one rank a message late: Open MPI runs its reduce + broadcast
+  // ("nonoverlapping") there, far slower than the Rabenseifner the generic model credits it
+  // with, so PRR pays against Open MPI and not against the generic library.
+  const GeneratorInput small = gige(128, 65536, 22e-6 + 8e-9 * 65536);
+  AutoVerdict g, o;
+  EXPECT_EQ(choose_allreduce(16384, true, small, prepare, &g, 0, nullptr, MpiLibrary::generic), nullptr);
+  EXPECT_STREQ(name_of(choose_allreduce(16384, true, small, prepare, &o, 0, nullptr,
+                                        MpiLibrary::open_mpi)),
+               "prr");
+  EXPECT_STREQ(o.library_algorithm, "nonoverlapping");
+  EXPECT_GT(o.native_elapsed, 3 * g.native_elapsed);
+  // Reduce at 4 ranks, 4 MiB: Open MPI's linear reduce takes ranks 3, 2, 1 in turn, so with
+  // rank 1 late only it and the root wait: MPI_Reduce, as measured (docs/algorithms.md).
+  AutoVerdict r;
+  EXPECT_EQ(choose_reduce(1 << 20, true, gige(4, kFourMiB, 0.1, 0), prepare, &r, 0, nullptr,
+                          MpiLibrary::open_mpi),
+            nullptr);
+  EXPECT_STREQ(r.library_algorithm, "linear");
+}
+
+TEST(AutoSelection, BalancedBcastAgainstTheLibrarysRule) {
+  // gige-48, 4 MiB: SMPI's ompi selector runs MVAPICH's 4-nomial tree of whole messages (the
+  // root sends 8 copies): the circulant broadcast. 8 bytes at 4 ranks: the MPI library.
+  const PrepareInput prep = [](const AlgorithmInfo& a, GeneratorInput* g) {
+    g->blocks = default_block_count(a, *g);
+    if (!a.uses_arrivals) g->arrivals.clear();
+  };
+  GeneratorInput big = gige(48, kFourMiB, 0);
+  big.arrivals.clear();
+  EXPECT_GT(library_bcast_time(big, MpiLibrary::smpi_ompi), 0.2);
+  EXPECT_STREQ(name_of(choose_bcast(big, prep, MpiLibrary::smpi_ompi)), "circulant");
+  GeneratorInput tiny = gige(4, 8, 0);
+  tiny.arrivals.clear();
+  for (MpiLibrary l : {MpiLibrary::generic, MpiLibrary::open_mpi, MpiLibrary::mpich,
+                       MpiLibrary::smpi_ompi, MpiLibrary::smpi_mpich})
+    EXPECT_EQ(choose_bcast(tiny, prep, l), nullptr) << mpi_library_name(l);
 }
 
 }  // namespace
