@@ -59,6 +59,10 @@ TEST_P(Estimates, CloseToTheCostModel) {
     }
     const double one_message = in.cost.alpha + in.cost.beta * in.bytes;
     in.arrivals = random_pattern(rng, in.p, (1 + rng() % 20) * one_message);
+    // As a call prepares it: the block count with the arrivals known (a two-level row takes the
+    // count of the row it runs among the leaders, which the arrivals choose).
+    in.blocks = default_block_count(algo, in);
+    in.round_time = block_round_time(in);
     const double model =
         evaluate_cost(generate_schedule(algo, in), in.arrivals, in.cost, bytes).mean_elapsed;
     imbalanced.add(algo.predict(in) / model - 1);
