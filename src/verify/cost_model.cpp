@@ -61,6 +61,9 @@ CostResult evaluate(const Schedule& s, const std::vector<double>& arrivals, doub
   if (static_cast<int>(arrivals.size()) == p) arrival = arrivals;
 
   // Rank state: when its current step started, and when its ports become free.
+  // A rank's ports; on nodes of several ranks a second pair for messages inside its node (shared
+  // memory copies and the network card work side by side).
+  std::vector<double> send_free_intra = arrival, recv_free_intra = arrival;
   std::vector<double> step_start = arrival, send_free = arrival, recv_free = arrival,
                       finish = arrival;
   std::vector<double> last_send = arrival;  // sends are non-blocking: they end a rank, not a step
@@ -90,8 +93,11 @@ CostResult evaluate(const Schedule& s, const std::vector<double>& arrivals, doub
         const int to = op.peer;
         const auto [alpha, beta] = link(r, to);
         const double m = message_bytes(op);
-        double start = std::max({step_start[r], send_free[r], step_start[to], recv_free[to]});
-        const bool across = node_of != nullptr && (*node_of)[r] != (*node_of)[to];
+        const bool inside = node_of != nullptr && (*node_of)[r] == (*node_of)[to];
+        const bool across = node_of != nullptr && !inside;
+        double& out_port = inside ? send_free_intra[r] : send_free[r];
+        double& in_port = inside ? recv_free_intra[to] : recv_free[to];
+        double start = std::max({step_start[r], out_port, step_start[to], in_port});
         if (across) {
           LinkTimeline& out = up[static_cast<size_t>((*node_of)[r])];
           LinkTimeline& in = down[static_cast<size_t>((*node_of)[to])];
@@ -104,8 +110,8 @@ CostResult evaluate(const Schedule& s, const std::vector<double>& arrivals, doub
           in.take(start, length);
         }
         const double end = start + alpha + beta * m;
-        send_free[r] = end;
-        recv_free[to] = end;
+        out_port = end;
+        in_port = end;
         last_send[r] = std::max(last_send[r], end);
         recv_done[{r, to}].push_back(end);
       }

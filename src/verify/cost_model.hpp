@@ -39,7 +39,9 @@ CostResult evaluate_cost(const Schedule& s, const std::vector<double>& arrivals,
 // beta where those are not positive); a message between nodes takes alpha + beta m and also
 // occupies, for its beta m, the sending node's link out and the receiving node's link in, which
 // every rank of a node shares: transfers that leave (or enter) a node at once queue there, as
-// concurrent flows share one link's bandwidth (their latencies still overlap).
+// concurrent flows share one link's bandwidth (their latencies still overlap). A rank's messages
+// inside its node and to other nodes use separate ports (shared memory and the network card
+// work side by side); each port still carries one message at a time.
 CostResult evaluate_cost(const Schedule& s, const std::vector<double>& arrivals,
                          const CostParams& cost, int64_t bytes, const NodeLayout* nodes);
 

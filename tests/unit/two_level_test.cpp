@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iostream>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -120,6 +121,47 @@ TEST(TwoLevel, ALateRankLeadsItsNodeAndOnlyItsNodeWaits) {
   EXPECT_LT(post / delta, 1.3) << "P = " << post;
   // The estimate auto reads is close to the cost model.
   EXPECT_NEAR(algo->predict(in) / c.mean_elapsed, 1.0, 0.1);
+}
+
+// The two-level rows' estimates (what `auto` costs them with) against the node-aware cost model on
+// the whole schedule: nodes of equal size (the many-core platforms) and of random sizes, links
+// inside a node 10 to 100 times faster, balanced and with random arrivals.
+TEST(TwoLevel, EstimatesOnNodes) {
+  std::mt19937_64 rng(41);
+  for (const AlgorithmInfo* algo : topology_rows()) {
+    double worst = 0, sum = 0;
+    int n = 0;
+    for (int trial = 0; trial < 80; ++trial) {
+      GeneratorInput in;
+      in.p = 2 + static_cast<int>(rng() % 63);
+      in.root = algo->collective == Collective::allreduce ? -1 : static_cast<int>(rng() % in.p);
+      in.bytes = static_cast<double>(1 << (14 + rng() % 9));
+      in.cost = CostParams{5e-6 + 20e-6 * (rng() % 2), 1e-9 * (1 + rng() % 8), 2.5e-10};
+      in.cost.intra_alpha = 5e-7;
+      in.cost.intra_beta = in.cost.beta / (10 + rng() % 90);
+      in.nodes = trial % 2 == 0
+                     ? std::make_shared<NodeLayout>(block_node_layout(in.p, 2 + rng() % 8))
+                     : random_layout(in.p, 1 + static_cast<int>(rng() % 16), false, rng);
+      if (trial % 3 != 0) {
+        const double message = in.cost.alpha + in.cost.beta * in.bytes;
+        std::uniform_real_distribution<double> late(0, (1 + rng() % 10) * message);
+        in.arrivals.resize(static_cast<size_t>(in.p));
+        for (double& a : in.arrivals) a = rng() % 3 == 0 ? late(rng) : 0.0;
+      }
+      in.blocks = default_block_count(*algo, in);
+      const double model = evaluate_cost(generate_schedule(*algo, in), in.arrivals, in.cost,
+                                         static_cast<int64_t>(in.bytes), in.nodes.get())
+                               .mean_elapsed;
+      const double e = algo->predict(in) / model - 1;
+      worst = std::max(worst, std::abs(e));
+      sum += std::abs(e);
+      ++n;
+    }
+    std::cout << "[ info ] " << collective_name(algo->collective) << ' ' << algo->name
+              << " on nodes: estimate / cost model - 1: mean " << sum / n << " worst " << worst
+              << "\n";
+    EXPECT_LT(worst, 0.25) << algo->name;
+  }
 }
 
 TEST(GroupPhase, MapsRanksRoundsAndBlocks) {

@@ -9,19 +9,22 @@
 
 namespace papcoll {
 
-// Per node, when its leader holds the sum of the node's ranks: the other ranks' binomial reduce
-// to the collector over the node's links, from their arrivals, then one whole-vector message to
-// the leader (and its reduction), no earlier than the leader's own arrival.
+// The reduces inside the nodes (the others' binomial tree to the collector, then the hop to the
+// leader), from the arrivals: per node when its leader holds the node's sum, per rank when it has
+// handed its part on (a leader: its arrival).
+struct NodeSums {
+  std::vector<double> ready, sent;
+};
+NodeSums node_sums(const GeneratorInput& in, const TwoLevelPlan& plan);
 std::vector<double> node_sums_ready(const GeneratorInput& in, const TwoLevelPlan& plan);
 
-// The leaders' summed elapsed time (finish - ready) when they run `row` on `leaders` with the
-// nodes' ready times as arrivals: nodes x the row's estimate; 0 for one node.
-double leaders_total(const TwoLevelPlan& plan, const std::vector<double>& ready,
-                     const AlgorithmInfo& row, const GeneratorInput& leaders);
+// Each leader's finish when the leaders run `row` on `leaders` with the nodes' ready times as
+// arrivals: the row's own per-rank estimate (estimate::FinishTimes).
+std::vector<double> leaders_finish(const TwoLevelPlan& plan, const std::vector<double>& ready,
+                                   const AlgorithmInfo& row, const GeneratorInput& leaders);
 
-// The mean elapsed time when the leaders run `row` on `leaders` (their ready times as arrivals)
-// and every leader then broadcasts the result inside its node by a binomial tree of whole
-// vectors: the leaders are taken to finish at their mean finish time (what row.predict gives).
+// The mean elapsed time when every leader, once its part among the leaders is done, broadcasts
+// the result inside its node by a binomial tree of whole vectors.
 double spread_to_nodes_estimate(const GeneratorInput& in, const TwoLevelPlan& plan,
                                 const std::vector<double>& ready, const AlgorithmInfo& row,
                                 const GeneratorInput& leaders);

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "schedule/two_level/two_level.hpp"
@@ -51,7 +52,10 @@ GeneratorInput leaders_input(const GeneratorInput& in, const TwoLevelPlan& plan,
   if (!ready.empty()) g.arrivals = ready;
   g.counts = in.counts;
   g.elem_bytes = in.elem_bytes;
-  if (in.root >= 0 && in.root < in.p) g.root = plan.node_of[in.root];
+  // A rooted collective's root (-1 meaning rank 0, as its generators take it) is on the node whose
+  // leader it is; an all-reduce reads no root.
+  const int root = in.root < 0 ? 0 : in.root;
+  if (root < in.p) g.root = plan.node_of[root];
   return g;
 }
 
@@ -80,7 +84,9 @@ const AlgorithmInfo* leaders_row(Collective c, const GeneratorInput& in,
       t = a->predict(g);
     } catch (const std::exception&) {
     }
-    if (t < best_time) best = a, best_time = t;
+    // A row whose estimate does not hold for this block count (PRR's with fewer blocks than
+    // ranks says -inf) is no candidate.
+    if (std::isfinite(t) && t >= 0 && t < best_time) best = a, best_time = t;
   }
   return best;
 }

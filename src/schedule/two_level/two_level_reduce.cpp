@@ -54,20 +54,18 @@ int two_level_reduce_blocks(const GeneratorInput& in) {
   return default_block_count(*rp.row, rp.leaders);
 }
 
-// The leaders' part by their row's estimate (leaders_total); the other ranks are done once their
-// node's sum has gone to the leader.
+// The leaders by their row's per-rank estimate, the other ranks when they have handed their part
+// on inside their node.
 double two_level_reduce_predict(const GeneratorInput& in) {
   if (in.p == 1) return 0;
   const ReducePlan rp = reduce_plan(in);
   const TwoLevelPlan& plan = rp.nodes;
-  const std::vector<double> ready = rp.ready.empty() ? node_sums_ready(in, plan) : rp.ready;
+  const NodeSums sums = node_sums(in, plan);
   const std::vector<double> a = estimate::arrivals_of(in);
-  double total = leaders_total(plan, ready, *rp.row, rp.leaders);
-  for (int k = 0; k < plan.nodes; ++k) {
-    total += ready[k] - a[plan.leader[k]];
-    for (int r : plan.others[k]) total += std::max(a[r], ready[k]) - a[r];
-  }
-  return total / in.p;
+  const std::vector<double> lf = leaders_finish(plan, sums.ready, *rp.row, rp.leaders);
+  std::vector<double> done(sums.sent);
+  for (int k = 0; k < plan.nodes; ++k) done[plan.leader[k]] = std::max(lf[k], a[plan.leader[k]]);
+  return estimate::mean_elapsed(done, a);
 }
 
 }  // namespace papcoll
