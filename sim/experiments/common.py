@@ -105,6 +105,10 @@ class Experiment:
         # of a niced caller would starve them behind other jobs.
         cmd = (["nice", "-n", str(max(0, 10 - os.nice(0))), RUN, platform, str(np), self.args.bench] + list(bench_args) +
                ["--quiet", "--json", tmp] + list(cfg))
+        # On a machine shared with other simulations, PAPCOLL_SIM_LOCK names a lock file that
+        # serialises them (a 1024-rank simulation holds up to 20 GB).
+        if os.environ.get("PAPCOLL_SIM_LOCK"):
+            cmd = ["flock", os.environ["PAPCOLL_SIM_LOCK"]] + cmd
         shown = " ".join([f"{k}={shlex.quote(v)}" for k, v in (env or {}).items()] +
                          [shlex.quote(c) for c in [os.path.relpath(RUN, ROOT), platform, str(np),
                                                   os.path.relpath(self.args.bench, ROOT)]

@@ -219,6 +219,13 @@ const AlgorithmInfo kAlgorithms[] = {
      .generate = arrival_allgatherv_schedule, .sized_blocks = circulant_allgatherv_blocks,
      .uses_arrivals = true, .arrival_key = arrival_allgatherv_arrival_key,
      .auto_role = arrival_aware, .predict = arrival_allgatherv_predict},
+    {.name = "two-level", .collective = allgatherv,
+     .summary = "portions to each node's latest rank, among the nodes' leaders the all-gatherv "
+                "row the estimate favours (each node one origin), inside each node a binomial tree",
+     .generate = two_level_allgatherv_schedule, .sized_blocks = two_level_allgatherv_blocks,
+     .uses_arrivals = true, .arrival_key = two_level_allgatherv_arrival_key,
+     .auto_role = arrival_aware, .predict = two_level_allgatherv_predict,
+     .topology_aware = true},
     {.name = "ring", .collective = allgatherv, .summary = "ring allgather, p-1 rounds",
      .generate = ring_allgatherv_schedule},
     {.name = "bruck", .collective = allgatherv,

@@ -57,6 +57,7 @@ GeneratorInput random_input(const AlgorithmInfo& algo, int p, std::mt19937_64& r
   in.root = algo.collective == Collective::allreduce ? -1 : static_cast<int>(rng() % p);
   in.nodes = random_layout(p, 1 + static_cast<int>(rng() % 16), rng() % 2 == 0, rng);
   in.blocks = 1 + static_cast<int>(rng() % 40);
+  if (algo.collective == Collective::allgatherv) in.blocks = p * (1 + static_cast<int>(rng() % 3));
   if (rng() % 4 != 0) {
     const double message = in.cost.alpha + in.cost.beta * in.bytes;
     std::uniform_real_distribution<double> late(0, 3 * message);
@@ -74,7 +75,8 @@ std::vector<const AlgorithmInfo*> topology_rows() {
 }
 
 TEST(TwoLevel, EveryCollectiveHasARow) {
-  for (Collective c : {Collective::allreduce, Collective::reduce, Collective::bcast})
+  for (Collective c :
+       {Collective::allreduce, Collective::reduce, Collective::bcast, Collective::allgatherv})
     EXPECT_NE(find_algorithm(c, "two-level"), nullptr) << collective_name(c);
 }
 

@@ -16,8 +16,6 @@
 // Rabenseifner costs. Everything depends on the arrivals only through late-fold's plan (arrival
 // order and chunk slots), which is the schedule-cache key.
 #include <algorithm>
-#include <cstdlib>
-#include <limits>
 #include <map>
 #include <mutex>
 
@@ -111,8 +109,6 @@ void relay_fold_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out) 
     t1 = FoldCirculant(positions, runs1.count()).rounds();
   }
   const FoldTail tail(l, runs, t1);
-  if (const char* e = std::getenv("PAPCOLL_RELAY_PACE"); e != nullptr && e[0] == '1')  // EXPERIMENT
-    out.set_paced_until(std::numeric_limits<int64_t>::max());
   for (int r = out.first_rank(); r < out.last_rank(); ++r) tail.emit(in, r, out);
 }
 
