@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "schedule/binomial_tree.hpp"
+#include "schedule/bcast/binomial_tree.hpp"
 #include "schedule/estimate.hpp"
 
 namespace papcoll {
