@@ -30,6 +30,7 @@
 #include "schedule/registry.hpp"
 #include "schedule/scatter_gather/scatter_gather_generators.hpp"
 #include "schedule/schedule_io.hpp"
+#include "model/node_layout.hpp"
 #include "verify/cost_model.hpp"
 #include "verify/port_check.hpp"
 #include "verify/verifier.hpp"
@@ -243,6 +244,12 @@ void add_schedule_flags(CLI::App& cmd, Args& a) {
   add_kept(cmd, "--rank", a.flags, "time: the rank to time, or all (default 0)", "R|all");
   add_kept(cmd, "--pattern", a.flags, "time: balanced, one-late or random arrivals", "P");
   add_kept(cmd, "--calls", a.flags, "time: measurements per figure (default 20)", "N");
+  add_kept(cmd, "--nodes", a.flags,
+           "K consecutive ranks per node: schedules and the cost model on that layout (default: "
+           "one rank per node)", "K");
+  add_kept(cmd, "--intra-alpha", a.flags,
+           "latency inside a node, seconds (or with a unit; default: --alpha)", "A");
+  add_kept(cmd, "--intra-beta", a.flags, "seconds per byte inside a node (default: --beta)", "B");
 }
 
 // The command line with CLI11 (tools/cli_common.hpp): a subcommand per command. Values are kept
@@ -463,17 +470,31 @@ GeneratorInput input_of(const Args& a, const AlgorithmInfo& info, int p, int blo
   }
   if (a.has("--one-node"))
     in.cost.shared_memory = parse_int("--one-node", a.get("--one-node"), 0, 1) == 1;
+  if (a.has("--nodes")) {
+    const int per = static_cast<int>(parse_int("--nodes", a.get("--nodes"), 1, 1 << 20));
+    in.nodes = std::make_shared<const NodeLayout>(block_node_layout(p, per));
+  }
+  if (a.has("--intra-alpha")) in.cost.intra_alpha = parse_seconds("--intra-alpha", a.get("--intra-alpha"));
+  if (a.has("--intra-beta")) in.cost.intra_beta = parse_double("--intra-beta", a.get("--intra-beta"));
   if (a.has("--round-time")) {
     in.round_time = parse_seconds("--round-time", a.get("--round-time"));
     if (in.round_time <= 0) usage_error("--round-time must be positive");
   }
   if (a.has("--impl")) {
-    if (std::string(info.name) != "clairvoyant")
-      usage_error("--impl applies to clairvoyant only");
-    clairvoyant::Impl impl;
-    if (!clairvoyant::parse_impl(a.get("--impl"), &impl))
-      usage_error("--impl must be linear, pairing or segtree");
-    in.impl = a.get("--impl");
+    const std::string name = info.name, impl_name = a.get("--impl");
+    if (name == "two-level") {
+      // The row the leaders run (two_level.hpp, leaders_row).
+      const AlgorithmInfo* inner = find_algorithm(info.collective, impl_name);
+      if (inner == nullptr || inner->topology_aware)
+        usage_error("--impl of two-level must name another " +
+                    std::string(collective_name(info.collective)) + " algorithm");
+    } else {
+      if (name != "clairvoyant") usage_error("--impl applies to clairvoyant and two-level only");
+      clairvoyant::Impl impl;
+      if (!clairvoyant::parse_impl(impl_name, &impl))
+        usage_error("--impl must be linear, pairing or segtree");
+    }
+    in.impl = impl_name;
   }
   for (const char* f : {"--counts", "--elem-bytes", "--model"})
     if (a.has(f) && !is_scatter_gather(info.collective))
@@ -672,10 +693,12 @@ int cmd_cost(const Args& a) {
   if (sg) {
     r = evaluate_cost(s, in.arrivals, in.cost, portion_bytes(in), in.link_model.get());
   } else {
-    const CostParams cost{parse_seconds("--alpha", a.get("--alpha")),
-                          parse_double("--beta", a.get("--beta")),
-                          a.has("--gamma") ? parse_double("--gamma", a.get("--gamma")) : 0.0};
-    r = evaluate_cost(s, in.arrivals, cost, static_cast<int64_t>(bytes));
+    CostParams cost{parse_seconds("--alpha", a.get("--alpha")),
+                    parse_double("--beta", a.get("--beta")),
+                    a.has("--gamma") ? parse_double("--gamma", a.get("--gamma")) : 0.0};
+    cost.intra_alpha = in.cost.intra_alpha;
+    cost.intra_beta = in.cost.intra_beta;
+    r = evaluate_cost(s, in.arrivals, cost, static_cast<int64_t>(bytes), in.nodes.get());
   }
   std::cout << std::setprecision(12);
   if (a.get("--format", "text") == "json") {
@@ -695,6 +718,14 @@ int cmd_cost(const Args& a) {
       std::cout << rc.rank << "  " << rc.arrival << "  " << rc.finish << "  " << rc.elapsed
                 << '\n';
     std::cout << "mean_elapsed " << r.mean_elapsed << "\nmax_finish " << r.max_finish << '\n';
+    // What `auto` would cost the row with, without building the schedule (AlgorithmInfo::predict).
+    if (info.predict != nullptr && !sg) {
+      GeneratorInput e = in;
+      e.cost.alpha = parse_double("--alpha", a.get("--alpha"));
+      e.cost.beta = parse_double("--beta", a.get("--beta"));
+      e.cost.gamma = a.has("--gamma") ? parse_double("--gamma", a.get("--gamma")) : 0.0;
+      std::cout << "estimate " << info.predict(e) << '\n';
+    }
   }
   return 0;
 }

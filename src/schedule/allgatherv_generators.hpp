@@ -32,6 +32,13 @@ std::string arrival_allgatherv_arrival_key(const GeneratorInput& in);
 // How many ranks its plan leaves out of the early group (0: the circulant schedule).
 int arrival_allgatherv_late_ranks(const GeneratorInput& in);
 
+// Two-level (two_level/two_level_allgatherv.cpp): portions to each node's leader, an all-gatherv
+// row among the leaders, a binomial tree inside each node.
+void two_level_allgatherv_schedule(const GeneratorInput& in, ScheduleSink& out);
+std::string two_level_allgatherv_arrival_key(const GeneratorInput& in);
+double two_level_allgatherv_predict(const GeneratorInput& in);
+int two_level_allgatherv_blocks(const GeneratorInput& in);
+
 // Estimates for `auto` (AlgorithmInfo::predict, estimate.hpp).
 double circulant_allgatherv_predict(const GeneratorInput& in);
 double arrival_allgatherv_predict(const GeneratorInput& in);

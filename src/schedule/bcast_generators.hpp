@@ -27,6 +27,13 @@ std::string arrival_bcast_arrival_key(const GeneratorInput& in);
 // How many ranks its plan leaves out of the early group (0: the circulant schedule).
 int arrival_bcast_late_ranks(const GeneratorInput& in);
 
+// Two-level (two_level/two_level_bcast.cpp): a broadcast row among the nodes' leaders, a
+// binomial tree inside each node.
+void two_level_bcast_schedule(const GeneratorInput& in, ScheduleSink& out);
+std::string two_level_bcast_arrival_key(const GeneratorInput& in);
+double two_level_bcast_predict(const GeneratorInput& in);
+int two_level_bcast_blocks(const GeneratorInput& in);
+
 // Estimates for `auto` (AlgorithmInfo::predict, estimate.hpp).
 double circulant_bcast_predict(const GeneratorInput& in);
 double arrival_bcast_predict(const GeneratorInput& in);

@@ -21,8 +21,29 @@ inline std::vector<double> arrivals_of(const GeneratorInput& in) {
   return std::vector<double>(static_cast<size_t>(in.p), 0.0);
 }
 
+// Where an estimate's per-rank finish times go while a FinishTimes is in scope on this thread:
+// an estimate composed of phases (the two-level rows run another row among the nodes' leaders)
+// needs each leader's finish, not only the mean the predict returns. Every estimator ends in
+// mean_elapsed or all_finish_after_last (or keeps its finishes itself), which store them.
+inline thread_local std::vector<double>* t_finish_times = nullptr;
+class FinishTimes {
+ public:
+  FinishTimes() : saved_(t_finish_times) { t_finish_times = &finish; }
+  ~FinishTimes() { t_finish_times = saved_; }
+  FinishTimes(const FinishTimes&) = delete;
+  FinishTimes& operator=(const FinishTimes&) = delete;
+  std::vector<double> finish;  // the last estimate's, one per rank (empty: none was kept)
+
+ private:
+  std::vector<double>* saved_;
+};
+inline void keep_finish(const std::vector<double>& finish) {
+  if (t_finish_times != nullptr) *t_finish_times = finish;
+}
+
 // Mean over ranks of finish - arrival.
 inline double mean_elapsed(const std::vector<double>& finish, const std::vector<double>& a) {
+  keep_finish(finish);
   double sum = 0;
   for (size_t r = 0; r < finish.size(); ++r) sum += finish[r] - a[r];
   return finish.empty() ? 0 : sum / static_cast<double>(finish.size());
@@ -35,6 +56,7 @@ inline double mean_elapsed(const std::vector<double>& finish, const std::vector<
 inline double all_finish_after_last(const GeneratorInput& in, double t) {
   const std::vector<double> a = arrivals_of(in);
   const double last = *std::max_element(a.begin(), a.end());
+  if (t_finish_times != nullptr) t_finish_times->assign(a.size(), last + t);
   return last + t - std::accumulate(a.begin(), a.end(), 0.0) / in.p;
 }
 

@@ -28,6 +28,10 @@ int ceil_log2(int p) {
 int circulant_bcast_blocks(const GeneratorInput& in) {
   return pipeline_blocks(in.bytes, ceil_log2(in.p) - 1, in.cost, kBroadcastBlockFactor);
 }
+// Circulant reduce: the broadcast's rounds, each with a reduction.
+int circulant_reduce_blocks(const GeneratorInput& in) {
+  return pipeline_blocks(in.bytes, ceil_log2(in.p) - 1, in.cost, kBroadcastBlockFactor);
+}
 // Arrival-aware broadcast: the early group's circulant at the Hockney optimum, like the circulant
 // broadcast (kBroadcastBlockFactor); on gige-48 (4 MiB) the optimum (87 blocks) took 46 ms against
 // 161 ms for the all-gatherv's factor's 6 (docs/circulant.md). One block when cores are shared.
@@ -104,6 +108,22 @@ const AlgorithmInfo kAlgorithms[] = {
      .arrival_key = late_fold_allreduce_arrival_key, .auto_role = arrival_aware,
      .predict = late_fold_allreduce_predict,
      .generation_cost = late_fold_allreduce_generation_cost, .one_version = true},
+    {.name = "relay-fold", .collective = allreduce,
+     .summary = "early ranks reduce to a relay by Traff's round-optimal reduce while the late "
+                "ones compute; the late data passes through the relay, which broadcasts the "
+                "result by the circulant broadcast; Rabenseifner when nobody is late",
+     .generate = relay_fold_allreduce_schedule, .sized_blocks = relay_fold_blocks,
+     .reorders_reduction = true, .uses_arrivals = true,
+     .arrival_key = relay_fold_allreduce_arrival_key, .auto_role = arrival_aware,
+     .predict = relay_fold_allreduce_predict},
+    {.name = "two-level", .collective = allreduce,
+     .summary = "inside each node a reduce to its latest rank, among the nodes' leaders the "
+                "all-reduce row the estimate favours (on the nodes' ready times), inside each "
+                "node a broadcast",
+     .generate = two_level_allreduce_schedule, .sized_blocks = two_level_allreduce_blocks,
+     .reorders_reduction = true, .uses_arrivals = true,
+     .arrival_key = two_level_allreduce_arrival_key, .auto_role = arrival_aware,
+     .predict = two_level_allreduce_predict, .topology_aware = true},
     // Reduce (docs/algorithms.md "Reduce").
     {.name = "clairvoyant", .collective = reduce,
      .summary = "Clairvoyant: greedy segment exchange driven by known arrival times (Proficz & "
@@ -120,6 +140,20 @@ const AlgorithmInfo kAlgorithms[] = {
      .arrival_key = late_fold_reduce_arrival_key, .auto_role = arrival_aware,
      .predict = late_fold_reduce_predict,
      .generation_cost = late_fold_reduce_generation_cost, .one_version = true},
+    {.name = "relay-fold", .collective = reduce,
+     .summary = "early ranks reduce by Traff's round-optimal reduce while the late ones compute, "
+                "the late data streams to the root in one pass; Rabenseifner when nobody is late",
+     .generate = relay_fold_reduce_schedule, .sized_blocks = relay_fold_reduce_blocks,
+     .reorders_reduction = true, .uses_arrivals = true,
+     .arrival_key = relay_fold_reduce_arrival_key, .auto_role = arrival_aware,
+     .predict = relay_fold_reduce_predict},
+    {.name = "two-level", .collective = reduce,
+     .summary = "inside each node a reduce to its latest rank (the root on its node), among the "
+                "nodes' leaders the reduce row the estimate favours (on the nodes' ready times)",
+     .generate = two_level_reduce_schedule, .sized_blocks = two_level_reduce_blocks,
+     .reorders_reduction = true, .uses_arrivals = true,
+     .arrival_key = two_level_reduce_arrival_key, .auto_role = arrival_aware,
+     .predict = two_level_reduce_predict, .topology_aware = true},
     {.name = "binomial", .collective = reduce,
      .summary = "binomial tree, whole vector per message (MPICH binomial reduce)",
      .generate = binomial_reduce_schedule, .default_blocks = blocks_one,
@@ -135,6 +169,11 @@ const AlgorithmInfo kAlgorithms[] = {
                 "2009)",
      .generate = radix_k_reduce_schedule, .reorders_reduction = true, .auto_role = balanced,
      .predict = radix_k_reduce_predict},
+    {.name = "circulant", .collective = reduce,
+     .summary = "round-optimal n-block reduce: Traff's circulant broadcast run backwards, "
+                "n-1+ceil(log2 p) rounds",
+     .generate = circulant_reduce_schedule, .sized_blocks = circulant_reduce_blocks,
+     .reorders_reduction = true, .predict = circulant_reduce_predict, .one_version = true},
     {.name = "ring", .collective = reduce,
      .summary = "ring reduce-scatter + direct gather of the chunks to the root",
      .generate = ring_reduce_schedule, .reorders_reduction = true, .one_version = true},
@@ -154,6 +193,12 @@ const AlgorithmInfo kAlgorithms[] = {
      .generate = arrival_bcast_schedule, .sized_blocks = arrival_bcast_blocks,
      .uses_arrivals = true, .arrival_key = arrival_bcast_arrival_key,
      .auto_role = arrival_aware, .predict = arrival_bcast_predict},
+    {.name = "two-level", .collective = bcast,
+     .summary = "among the nodes' leaders (their earliest ranks) the broadcast row the estimate "
+                "favours, inside each node a binomial tree",
+     .generate = two_level_bcast_schedule, .sized_blocks = two_level_bcast_blocks,
+     .uses_arrivals = true, .arrival_key = two_level_bcast_arrival_key,
+     .auto_role = arrival_aware, .predict = two_level_bcast_predict, .topology_aware = true},
     {.name = "binomial", .collective = bcast,
      .summary = "binomial tree; with B > 1 blocks pipelined down the tree (segmented binomial)",
      .generate = binomial_bcast_schedule, .default_blocks = blocks_one},
@@ -174,6 +219,13 @@ const AlgorithmInfo kAlgorithms[] = {
      .generate = arrival_allgatherv_schedule, .sized_blocks = circulant_allgatherv_blocks,
      .uses_arrivals = true, .arrival_key = arrival_allgatherv_arrival_key,
      .auto_role = arrival_aware, .predict = arrival_allgatherv_predict},
+    {.name = "two-level", .collective = allgatherv,
+     .summary = "portions to each node's latest rank, among the nodes' leaders the all-gatherv "
+                "row the estimate favours (each node one origin), inside each node a binomial tree",
+     .generate = two_level_allgatherv_schedule, .sized_blocks = two_level_allgatherv_blocks,
+     .uses_arrivals = true, .arrival_key = two_level_allgatherv_arrival_key,
+     .auto_role = arrival_aware, .predict = two_level_allgatherv_predict,
+     .topology_aware = true},
     {.name = "ring", .collective = allgatherv, .summary = "ring allgather, p-1 rounds",
      .generate = ring_allgatherv_schedule},
     {.name = "bruck", .collective = allgatherv,

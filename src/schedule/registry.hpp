@@ -118,6 +118,10 @@ struct AlgorithmInfo {
   // its first send (src/executor/shared_transport.hpp). All-gatherv's schedules only copy and are
   // one-version by construction.
   bool one_version = false;
+  // predict and generate read GeneratorInput::nodes: the row knows which ranks share a node and
+  // its link (the two-level rows). On a layout of several ranks per node `auto` costs only such
+  // rows (a flat row's estimate assumes a link per rank).
+  bool topology_aware = false;
 };
 
 // The whole schedule of `algo` for `in`: every rank's steps. Throws std::invalid_argument on input

@@ -8,6 +8,7 @@
 
 #include "schedule/allgatherv_generators.hpp"
 #include "schedule/bcast_generators.hpp"
+#include "model/node_layout.hpp"
 
 namespace papcoll {
 
@@ -123,10 +124,14 @@ AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base, const 
   // Rows with a generation cost last: their cost is charged like pattern_cost, and where it alone
   // reaches the best estimate so far the row cannot win, so its predict (which costs about as
   // much: a simulation at p = 1024 takes a tenth of a second) is not called.
+  // On nodes of several ranks only the rows that know the layout are costed as candidates (a flat
+  // row's estimate assumes a link per rank); with one rank per node they would only repeat the
+  // flat rows.
+  const bool several_per_node = base.nodes != nullptr && !base.nodes->one_rank_per_node();
   for (const bool costly : {false, true})
     for (const AlgorithmInfo* a : algorithms_for(c)) {
       if (a->predict == nullptr || a->auto_role != AutoRole::arrival_aware ||
-          (a->generation_cost != nullptr) != costly)
+          (a->generation_cost != nullptr) != costly || a->topology_aware != several_per_node)
         continue;
       std::string key;
       const double charge =
@@ -192,9 +197,11 @@ const AlgorithmInfo* choose_schedule_for_arrivals(Collective c, const AlgorithmI
   const double t_own = predicted(*balanced, base, {}, prepare);  // with equal arrivals
   const AlgorithmInfo* best = nullptr;
   double t_best = kInf;
+  const bool several_per_node = base.nodes != nullptr && !base.nodes->one_rank_per_node();
   for (const AlgorithmInfo* a : algorithms_for(c)) {
     if (a->auto_role != AutoRole::arrival_aware || a->predict == nullptr) continue;
-    if (!leaves_ranks_out(c, *a, base, prepare)) continue;
+    if (a->topology_aware != several_per_node) continue;  // as in choose_for_arrivals
+    if (!a->topology_aware && !leaves_ranks_out(c, *a, base, prepare)) continue;
     const double t = predicted(*a, base, base.arrivals, prepare);
     if (t < t_best) {
       t_best = t;

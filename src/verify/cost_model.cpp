@@ -14,19 +14,65 @@ namespace papcoll {
 
 namespace {
 
-// message_bytes(op): the bytes an op carries; link(from, to): {alpha, beta} of that pair.
+// The busy intervals of one link (a node's link out or in), sorted and disjoint. A message between
+// nodes takes its beta m on both its links in their earliest common gap from the time both ends
+// are ready: messages share a link one after another, in whatever order fits, as flows sharing
+// its bandwidth would finish in about that time; their latencies overlap.
+class LinkTimeline {
+ public:
+  // The first gap of `length` at or after t that is free here; busy intervals ending at or before
+  // t are no obstacle.
+  double fit(double t, double length) const {
+    auto it = std::upper_bound(busy_.begin(), busy_.end(), t,
+                               [](double x, const std::pair<double, double>& b) { return x < b.second; });
+    while (it != busy_.end() && it->first < t + length) {
+      t = std::max(t, it->second);
+      ++it;
+    }
+    return t;
+  }
+  void take(double start, double length) {
+    if (!(length > 0)) return;
+    const std::pair<double, double> iv{start, start + length};
+    auto it = std::lower_bound(busy_.begin(), busy_.end(), iv);
+    it = busy_.insert(it, iv);
+    // Merge with touching neighbours so lookups stay short.
+    if (it + 1 != busy_.end() && (it + 1)->first <= it->second) {
+      it->second = std::max(it->second, (it + 1)->second);
+      busy_.erase(it + 1);
+    }
+    if (it != busy_.begin() && (it - 1)->second >= it->first) {
+      (it - 1)->second = std::max((it - 1)->second, it->second);
+      busy_.erase(it);
+    }
+  }
+
+ private:
+  std::vector<std::pair<double, double>> busy_;
+};
+
+// message_bytes(op): the bytes an op carries; link(from, to): {alpha, beta} of that pair;
+// node_of: null, or each rank's node, whose links out and in the messages between nodes share.
 template <typename MessageBytes, typename Link>
 CostResult evaluate(const Schedule& s, const std::vector<double>& arrivals, double gamma,
-                    MessageBytes message_bytes, Link link) {
+                    MessageBytes message_bytes, Link link, const std::vector<int>* node_of = nullptr) {
   const int p = s.p;
   std::vector<double> arrival(static_cast<size_t>(p), 0.0);
   if (static_cast<int>(arrivals.size()) == p) arrival = arrivals;
 
   // Rank state: when its current step started, and when its ports become free.
+  // A rank's ports; on nodes of several ranks a second pair for messages inside its node (shared
+  // memory copies and the network card work side by side).
+  std::vector<double> send_free_intra = arrival, recv_free_intra = arrival;
   std::vector<double> step_start = arrival, send_free = arrival, recv_free = arrival,
                       finish = arrival;
   std::vector<double> last_send = arrival;  // sends are non-blocking: they end a rank, not a step
   std::vector<size_t> next_step(static_cast<size_t>(p), 0);
+  // Per node, when its link out (up) and its link in (down) are free.
+  const size_t nodes = node_of != nullptr ? static_cast<size_t>(
+                                                *std::max_element(node_of->begin(), node_of->end()) + 1)
+                                          : 0;
+  std::vector<LinkTimeline> up(nodes), down(nodes);
 
   std::map<int64_t, std::vector<int>> ranks_in_round;
   for (int r = 0; r < p; ++r)
@@ -45,11 +91,27 @@ CostResult evaluate(const Schedule& s, const std::vector<double>& arrivals, doub
       for (const Op& op : s.ranks[r].ops_of(st)) {
         if (op.kind != OpKind::send) continue;
         const int to = op.peer;
-        const double start = std::max({step_start[r], send_free[r], step_start[to], recv_free[to]});
         const auto [alpha, beta] = link(r, to);
-        const double end = start + alpha + beta * message_bytes(op);
-        send_free[r] = end;
-        recv_free[to] = end;
+        const double m = message_bytes(op);
+        const bool inside = node_of != nullptr && (*node_of)[r] == (*node_of)[to];
+        const bool across = node_of != nullptr && !inside;
+        double& out_port = inside ? send_free_intra[r] : send_free[r];
+        double& in_port = inside ? recv_free_intra[to] : recv_free[to];
+        double start = std::max({step_start[r], out_port, step_start[to], in_port});
+        if (across) {
+          LinkTimeline& out = up[static_cast<size_t>((*node_of)[r])];
+          LinkTimeline& in = down[static_cast<size_t>((*node_of)[to])];
+          const double length = beta * m;
+          for (double t = -1; t != start;) {  // the earliest gap free on both links
+            t = start;
+            start = in.fit(out.fit(start, length), length);
+          }
+          out.take(start, length);
+          in.take(start, length);
+        }
+        const double end = start + alpha + beta * m;
+        out_port = end;
+        in_port = end;
         last_send[r] = std::max(last_send[r], end);
         recv_done[{r, to}].push_back(end);
       }
@@ -93,20 +155,40 @@ CostResult evaluate(const Schedule& s, const std::vector<double>& arrivals, doub
   return res;
 }
 
+// The bytes of an op's blocks when `bytes` are split evenly into `blocks` (blocks.hpp).
+double even_split_bytes(int64_t bytes, int blocks, const Op& op) {
+  int64_t m = 0;
+  for (const BlockRun& run : op.blocks.runs())
+    m += block_range(bytes, blocks, run.end() - 1).offset +
+         block_range(bytes, blocks, run.end() - 1).count - block_range(bytes, blocks, run.first).offset;
+  return static_cast<double>(m);
+}
+
 }  // namespace
 
 CostResult evaluate_cost(const Schedule& s, const std::vector<double>& arrivals,
                          const CostParams& cost, int64_t bytes) {
-  auto message = [&](const Op& op) {
-    int64_t m = 0;
-    for (const BlockRun& run : op.blocks.runs())
-      m += block_range(bytes, s.blocks, run.end() - 1).offset +
-           block_range(bytes, s.blocks, run.end() - 1).count -
-           block_range(bytes, s.blocks, run.first).offset;
-    return static_cast<double>(m);
-  };
+  auto message = [&](const Op& op) { return even_split_bytes(bytes, s.blocks, op); };
   auto link = [&](int, int) { return std::pair<double, double>{cost.alpha, cost.beta}; };
   return evaluate(s, arrivals, cost.gamma, message, link);
+}
+
+CostResult evaluate_cost(const Schedule& s, const std::vector<double>& arrivals,
+                         const CostParams& cost, int64_t bytes, const NodeLayout* nodes) {
+  if (nodes == nullptr || nodes->one_rank_per_node()) return evaluate_cost(s, arrivals, cost, bytes);
+  if (nodes->p() != s.p)
+    throw std::invalid_argument("evaluate_cost: the node layout is for p=" +
+                                std::to_string(nodes->p()) + ", the schedule for p=" +
+                                std::to_string(s.p));
+  auto message = [&](const Op& op) { return even_split_bytes(bytes, s.blocks, op); };
+  const double intra_alpha = cost.intra_alpha > 0 ? cost.intra_alpha : cost.alpha;
+  const double intra_beta = cost.intra_beta > 0 ? cost.intra_beta : cost.beta;
+  auto link = [&](int from, int to) {
+    return nodes->node_of[from] == nodes->node_of[to]
+               ? std::pair<double, double>{intra_alpha, intra_beta}
+               : std::pair<double, double>{cost.alpha, cost.beta};
+  };
+  return evaluate(s, arrivals, cost.gamma, message, link, &nodes->node_of);
 }
 
 CostResult evaluate_cost(const Schedule& s, const std::vector<double>& arrivals,

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/link_model.hpp"
+#include "model/node_layout.hpp"
 #include "schedule/registry.hpp"
 #include "schedule/schedule.hpp"
 
@@ -32,6 +33,17 @@ struct CostResult {
 // Empty `arrivals` means all ranks arrive at 0.
 CostResult evaluate_cost(const Schedule& s, const std::vector<double>& arrivals,
                          const CostParams& cost, int64_t bytes);
+
+// The same on nodes of several ranks (`nodes` null: one rank per node, the call above): a
+// message between two ranks of one node takes cost.intra_alpha + cost.intra_beta m (alpha and
+// beta where those are not positive); a message between nodes takes alpha + beta m and also
+// occupies, for its beta m, the sending node's link out and the receiving node's link in, which
+// every rank of a node shares: transfers that leave (or enter) a node at once queue there, as
+// concurrent flows share one link's bandwidth (their latencies still overlap). A rank's messages
+// inside its node and to other nodes use separate ports (shared memory and the network card
+// work side by side); each port still carries one message at a time.
+CostResult evaluate_cost(const Schedule& s, const std::vector<double>& arrivals,
+                         const CostParams& cost, int64_t bytes, const NodeLayout* nodes);
 
 // The same with a size per block and a heterogeneous network (the v-collectives, e.g. scatterv
 // with block i = rank i's portion, schedule/portions.hpp): block b carries block_bytes[b] bytes

@@ -161,8 +161,9 @@ double prr_allreduce_predict(const GeneratorInput& in) {
   const PrrLanes lanes = prr_lanes(plan, in.blocks);
   const std::vector<double> a = estimate::arrivals_of(in);
   const double first = *std::min_element(a.begin(), a.end());
-  const double tau = block_round_time(in);
-  const double copy = in.cost.alpha + in.cost.beta * estimate::blocks_bytes(in, 1);
+  const double tau = prr_slot_time(in);
+  const double copy =
+      in.cost.alpha + in.cost.beta * estimate::blocks_bytes(in, std::max(1.0, 1.0 * in.blocks / p));
   // Slots are capped (prr_plan.hpp), and the last arrival falls inside its slot: what starts from
   // the last rank's slot on happens that much later than the slot says.
   const long cap = plan.slot.back();

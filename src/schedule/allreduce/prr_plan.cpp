@@ -13,7 +13,7 @@ PrrPlan prr_plan(const GeneratorInput& in) {
   plan.order = arrival_order(p, in.arrivals);
   plan.slot.assign(static_cast<size_t>(p), 0);
   if (static_cast<int>(in.arrivals.size()) != p) return plan;
-  const double tau = block_round_time(in);
+  const double tau = prr_slot_time(in);
   const double first = in.arrivals[plan.order[0]];
   const long cap = 4L * p + 8;
   for (int i = 0; i < p; ++i) {
@@ -22,6 +22,15 @@ PrrPlan prr_plan(const GeneratorInput& in) {
                                     : cap;
   }
   return plan;
+}
+
+double prr_slot_time(const GeneratorInput& in) {
+  // A segment is a chunk of the B blocks dealt to p chunks: with B > p a hop carries B / p of
+  // them, and the slot is the time of that hop, not of one block (Proficz's tau, Sec. 4, is one
+  // segment's time; the paper has B = p).
+  GeneratorInput chunks = in;
+  chunks.blocks = std::max(1, std::min(in.blocks, in.p));
+  return block_round_time(chunks);
 }
 
 std::string PrrPlan::key() const {

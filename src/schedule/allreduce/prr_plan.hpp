@@ -17,9 +17,12 @@ struct PrrPlan {
   std::string key() const;
 };
 
-// tau = block_round_time(in). Slots past what the schedule can use are capped, so a huge delay
+// tau = prr_slot_time(in). Slots past what the schedule can use are capped, so a huge delay
 // cannot make the generation long.
 PrrPlan prr_plan(const GeneratorInput& in);
+// One hop of a segment: block_round_time of min(B, p) blocks (a segment is B / p blocks when
+// B > p).
+double prr_slot_time(const GeneratorInput& in);
 
 // Fig. 7 lines 1-6 on slots: the pre-steps k_i of position i (k_{p-1} = 0; k_i = k_{i+1} + 1 when
 // the last position arrives at least k_{i+1} + 1 slots after position i + 1).

@@ -258,9 +258,9 @@ double circulant_bcast_predict(const GeneratorInput& in) {
   std::vector<int> members(static_cast<size_t>(p));
   for (int v = 0; v < p; ++v) members[v] = (v + bcast_root(in)) % p;
   const std::vector<double> f = group_finish(members, std::max(1, in.blocks), a, in);
-  double sum = 0;
-  for (int v = 0; v < p; ++v) sum += f[v] - a[members[v]];
-  return sum / p;
+  std::vector<double> finish(static_cast<size_t>(p));
+  for (int v = 0; v < p; ++v) finish[members[v]] = f[v];
+  return estimate::mean_elapsed(finish, a);
 }
 
 }  // namespace papcoll

@@ -69,6 +69,17 @@ FoldCirculant::Timing FoldCirculant::timing(int v) const {
   return tm;
 }
 
+int FoldCirculant::last_real_round() const {
+  if (m_ == 1) return -1;
+  int last = n_ - 1;  // the root's last send
+  const int sampled = m_ - 1 <= 512 ? m_ - 1 : 256;
+  for (int i = 0; i < sampled; ++i) {
+    const int v = 1 + static_cast<int>(static_cast<int64_t>(i) * (m_ - 1) / sampled);
+    last = std::max(last, timing(v).last);
+  }
+  return last;
+}
+
 ResultStream result_stream(const FoldCirculant& c, int blocks) {
   ResultStream s;
   s.round.resize(static_cast<size_t>(blocks));
@@ -153,8 +164,12 @@ BlockRuns late_fold_runs(int fine_blocks, int p, bool ramp_up) {
   const int fine = std::max(1, fine_blocks);
   int q = 0;
   while ((1LL << q) < p) ++q;
-  q = std::max(q, 1);
-  const int per = std::clamp(fine / (2 * std::max(p, 1)), 1, 4);
+  return fold_runs(fine, std::clamp(fine / (2 * std::max(p, 1)), 1, 4), std::max(q, 1), ramp_up);
+}
+
+BlockRuns fold_runs(int fine_blocks, int per, int q, bool ramp_up) {
+  const int fine = std::max(1, fine_blocks);
+  per = std::max(1, per);
   // The ramp: q blocks of each size 1, 2, 4, ... below `per`.
   std::vector<int> ramp;
   for (int size = 1; ramp_up && size < per; size *= 2)

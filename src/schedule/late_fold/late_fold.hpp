@@ -21,6 +21,7 @@
 #include "schedule/allreduce/prr_plan.hpp"
 #include "schedule/circulant/circulant_skips.hpp"
 #include "schedule/registry.hpp"
+#include "schedule/schedule_sink.hpp"
 
 namespace papcoll {
 
@@ -34,6 +35,7 @@ class FoldCirculant {
   FoldCirculant(int positions, int blocks);
 
   int positions() const { return m_; }
+  int blocks() const { return n_; }
   int q() const { return sk_.q; }
   // Forward rounds 0 .. rounds() - 1 hold every transfer of a real block.
   int rounds() const { return rounds_; }
@@ -60,6 +62,10 @@ class FoldCirculant {
   };
   Timing timing(int v) const;
   int recv_round(const Timing& t, int b) const { return b + t.recv_delay[(x_ + b) % sk_.q]; }
+  // The last forward round with a real transfer (the padding adds empty ones after it): the max
+  // of timing(v).last over every position, or over 256 evenly spaced ones when there are more
+  // than 512 (every position receives in the final rounds of a round-optimal broadcast).
+  int last_real_round() const;
 
  private:
   int m_, n_, nv_, rounds_, x_;
@@ -122,6 +128,8 @@ struct BlockRuns {
   BlockSet set(int i) const { return BlockSet::range(first[i], first[i + 1]); }
 };
 BlockRuns late_fold_runs(int fine_blocks, int p, bool ramp_up);
+// The same with `per` fine blocks per logical block (up to the ramp of q of each smaller size).
+BlockRuns fold_runs(int fine_blocks, int per, int q, bool ramp_up);
 
 // Time of logical rounds under the cost model: a round carrying logical block i costs one message
 // of its bytes (plus its reduction when `reduced`); round r >= count() carries the last block's size.
@@ -168,6 +176,66 @@ EarlyReduce early_reduce_timing(const GeneratorInput& in, const BlockRuns& runs,
                                 const std::vector<int>& group, const std::vector<double>& sim,
                                 const std::vector<double>& a);
 
+
+// How many rounds Träff's reduce (the broadcast `c` run backwards) takes when every position
+// moves as soon as its data is there: min(the padded schedule's real rounds, n - 1 + q)
+// (circulant_reduce.cpp).
+double reduce_rounds(const FoldCirculant& c);
+
+// Phases 2 to 4 of the all-reduce, after an early phase (rounds [0, t1)) that leaves the early
+// group's sum of every logical block of `runs` at the relay (position 0 of `l`): the chain
+// streams into the root, the root sends block b to the relay in round r2 + b - 1, the relay folds
+// it in and is the root of the circulant broadcast over the early positions (forward round t is
+// round r2 + t), the round's idle sender streams the result to the root or the chain's head, and
+// servers hand the other late ranks the whole result afterwards (late_fold_tail.cpp). Shared by
+// late-fold (Clairvoyant's early reduce) and relay-fold (Träff's, run backwards).
+class FoldTail {
+ public:
+  FoldTail(const LateFoldLayout& l, const BlockRuns& runs, int64_t t1);
+  int64_t r2() const { return r2_; }
+  // Rank r's ops of these phases (r anywhere: early, chain or root).
+  void emit(const GeneratorInput& in, int r, ScheduleSink& out) const;
+  // The cost model's finish of every rank but the early ones' phase-1 part, from the time the
+  // relay holds the early sum (`relay_ready`) and the arrivals `a`, blocks timed by run_clock.
+  void estimate(const GeneratorInput& in, const std::vector<double>& a, double relay_ready,
+                std::vector<double>& finish) const;
+
+ private:
+  const LateFoldLayout& l_;
+  const BlockRuns& runs_;
+  FoldCirculant c_;
+  ResultStream stream_;
+  std::vector<int> serving_;
+  int64_t r2_, serve_;
+};
+
+// Who is where in a reduce whose last `late` ranks in arrival order are late: the early group
+// (group[0] the reduce's root if it is early, else the early rank that collects for it), the
+// chain of the other late ranks in arrival order, and whether the root is one of the late ranks.
+struct ReduceFoldLayout {
+  std::vector<int> group, chain;
+  bool root_late = false;
+};
+ReduceFoldLayout reduce_fold_layout(const std::vector<int>& order, int root, int late);
+
+// The reduce's phase after an early phase (rounds [0, t1)) that leaves the group's sum of every
+// logical block at group[0], the sink (the root, or its collector): the chain streams the late
+// ranks' sum into the sink block by block, and a collector hands each block on to a late root in
+// the next round (late_fold_tail.cpp). Shared by late-fold and relay-fold.
+class ReduceFoldTail {
+ public:
+  ReduceFoldTail(const ReduceFoldLayout& l, const BlockRuns& runs, int root, int64_t t1);
+  void emit(int r, ScheduleSink& out) const;
+  // Finish of the chain, the sink and a late root, from when the sink holds the group's sum.
+  void estimate(const GeneratorInput& in, const std::vector<double>& a, double sink_ready,
+                std::vector<double>& finish) const;
+
+ private:
+  const ReduceFoldLayout& l_;
+  const BlockRuns& runs_;
+  int root_;
+  int64_t r2_;
+};
 
 // The estimate of a pipelined chain (estimate.hpp): members in order stream n blocks, one hop of
 // `hop` seconds each, into a receiver present from `receiver_arrival`. A member's steps wait only

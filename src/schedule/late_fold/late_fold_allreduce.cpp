@@ -43,78 +43,21 @@ GeneratorInput prr_input(const GeneratorInput& in) {
   return g;
 }
 
-// Early ranks that hand the result to the chain and the root when there is a chain: positions from
-// the last down, skipping the result stream's senders where there are others.
-std::vector<int> servers(const FoldCirculant& c) {
-  std::vector<int> s, busy;
-  for (int v = c.positions() - 1; v >= 1; --v) {
-    bool idle_sender = false;
-    for (int k = 0; k < c.q(); ++k) idle_sender = idle_sender || v == c.idle_sender(k);
-    (idle_sender ? busy : s).push_back(v);
-  }
-  if (s.empty()) s = busy;
-  if (s.empty()) s.push_back(0);
-  return s;
-}
-
-// The rounds of the schedule (see the generator): phase 1 takes [0, T), the chain's hops start
-// after it, phase 2's round t is R2 + t (the relay sends block t; the root hands it block t in
-// round R2 + t - 1), the servers' messages follow the last phase-2 round.
-struct Rounds {
-  int64_t t1, r2, serve;
-};
-Rounds rounds_of(const EarlyReduce& early, const FoldCirculant& c, const ResultStream& s,
-                 int late) {
-  const int64_t t1 = early.rounds;
-  const int64_t r2 = t1 + late + 1;
-  return {t1, r2, r2 + std::max<int64_t>(c.rounds(), s.round.back() + 1)};
-}
-
 // The cost model's mean elapsed time of the late-fold schedule with the last `late` ranks late,
-// estimated from its structure (estimate.hpp): the reduce-scatter starts when E is complete and
-// takes its rounds at one reduced block each; the broadcast starts when the relay has its sum and
-// the root has the chain's first block, one reduced block per round (the relay's pace), and a
-// position finishes with its last round.
+// estimated from its structure (estimate.hpp): the early reduce (Clairvoyant's simulation on the
+// plan's arrivals) leaves the early sum at the relay, then FoldTail's phases.
 double estimate_allreduce_late(const GeneratorInput& in, const std::vector<int>& order,
                                const std::vector<double>& sim, const std::vector<double>& a,
                                int late) {
   const int p = in.p;
-  const CostParams& cp = in.cost;
-  const double whole = cp.alpha + cp.beta * in.bytes;
   const BlockRuns runs = late_fold_runs(in.blocks, p, true);
-  const int n = runs.count();
-  const RunClock tr = run_clock(in, runs, true);
   const LateFoldLayout l = late_fold_layout(order, late);
   const int positions = static_cast<int>(l.rank_at.size());
-  const FoldCirculant c(positions, n);
-  std::vector<FoldCirculant::Timing> timing(static_cast<size_t>(positions));
-  for (int v = 1; v < positions; ++v) timing[v] = c.timing(v);
   const BlockRuns runs1 = late_fold_runs(in.blocks, p, false);
   const EarlyReduce early = early_reduce_timing(in, runs1, l.rank_at, sim, a);
   const double t1_end = positions > 1 ? early.done(0) : a[l.rank_at[0]];
   std::vector<double> finish(static_cast<size_t>(p));
-  const double chain_in = chain_estimate(l.chain, a, a[l.root], tr, finish);
-  const double s2 = std::max({t1_end, chain_in, a[l.root]}) + tr.at(1);  // block 0 at the relay
-  finish[l.rank_at[0]] = s2 + tr.at(n);
-  for (int v = 1; v < positions; ++v) finish[l.rank_at[v]] = s2 + tr.at(timing[v].last + 1);
-  const ResultStream stream = result_stream(c, n);
-  const double streamed = s2 + tr.at(stream.round.back() + 1);
-  finish[l.root] = s2 + tr.at(n - 1);  // its last block to the relay
-  if (late == 1) {
-    finish[l.root] = streamed;
-  } else {
-    finish[l.chain.front()] = std::max(finish[l.chain.front()], streamed);
-    std::vector<int> recipients(l.chain.begin() + 1, l.chain.end());
-    recipients.push_back(l.root);
-    const std::vector<int> serving = servers(c);
-    std::vector<double> free(static_cast<size_t>(positions), 0.0);
-    for (size_t i = 0; i < recipients.size(); ++i) {
-      const int v = serving[i % serving.size()];
-      const double start =
-          std::max({finish[l.rank_at[v]], finish[recipients[i]], free[v]});
-      free[v] = finish[recipients[i]] = finish[l.rank_at[v]] = start + whole;
-    }
-  }
+  FoldTail(l, runs, early.rounds).estimate(in, a, t1_end, finish);
   return estimate::mean_elapsed(finish, a);
 }
 
@@ -126,7 +69,7 @@ int chosen_allreduce_late(const GeneratorInput& in, const LateFoldPlan& plan) {
   GeneratorInput prr = prr_input(in);
   prr.arrivals = prr.blocks == p ? plan.quantised : [&] {
     const PrrPlan own = prr_plan(prr);
-    const double tau = block_round_time(prr);
+    const double tau = prr_slot_time(prr);
     std::vector<double> q(static_cast<size_t>(p));
     for (int i = 0; i < p; ++i) q[own.order[i]] = static_cast<double>(own.slot[i]) * tau;
     return q;
@@ -239,15 +182,10 @@ void late_fold_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   // Phase 2 runs the broadcast with small first blocks, phase 1 its reversal with uniform ones
   // (late_fold_runs).
   const BlockRuns runs = late_fold_runs(in.blocks, p, true), runs1 = late_fold_runs(in.blocks, p, false);
-  const int n = runs.count();
-  auto one = [&](int b) { return runs.set(b); };
   auto one1 = [&](int b) { return runs1.set(b); };
   const LateFoldLayout l = late_fold_layout(plan.prr.order, late);
-  const int positions = static_cast<int>(l.rank_at.size());
-  const FoldCirculant c(positions, n);
   const EarlyReduce early = early_reduce(in, runs1, l.rank_at, plan.quantised);
-  const ResultStream stream = result_stream(c, n);
-  const Rounds rd = rounds_of(early, c, stream, late);
+  const FoldTail tail(l, runs, early.rounds);
   // Phase 1 runs among the ranks predicted early (Clairvoyant's schedule over them): its sends
   // are paced (RankSchedule::paced_until). With a chain (two or more late ranks) every round is:
   // the chain's hops go to ranks that arrive with or after their senders (a paced sender then
@@ -255,65 +193,20 @@ void late_fold_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   // the root is there. In SMPI with computation charged the unpaced chain fell out of lockstep
   // in one to three of eight iterations (+20 to 26 ms each, k-late:4 at 100 ms 1.47 to 1.62
   // delta on average); paced, 1.35 in every iteration (docs/algorithms.md, "Paced sends").
-  out.set_paced_until(late >= 2 ? std::numeric_limits<int64_t>::max() : rd.t1);
-  const int relay = l.rank_at[0];
-  const int stream_to = late == 1 ? l.root : l.chain.front();
-  std::vector<int> recipients;  // of a server's whole result
-  if (late >= 2) {
-    recipients.assign(l.chain.begin() + 1, l.chain.end());
-    recipients.push_back(l.root);
-  }
-  const std::vector<int> serving = servers(c);
-  const BlockSet all = BlockSet::range(0, std::max(1, in.blocks));
-  // The root hands block b to the relay in round R2 + b - 1, so hop h of the chain (chain[h] ->
-  // chain[h + 1], the last one into the root) carries it in round R2 + b - 1 - (late - 1) + h.
-  auto hop_round = [&](int b, int h) { return rd.r2 + b - late + h; };
+  out.set_paced_until(late >= 2 ? std::numeric_limits<int64_t>::max() : early.rounds);
   for (int r = out.first_rank(); r < out.last_rank(); ++r) {
     const int v = l.position[r];
-    if (r == l.root) {
-      out.reserve(r, 3 * static_cast<size_t>(n));
-      for (int b = 0; b < n; ++b) {
-        if (late >= 2) out.recv(r, hop_round(b, late - 2), l.chain.back(), one(b), Combine::reduce);
-        out.send(r, rd.r2 + b - 1, relay, one(b));
-        if (late == 1)
-          out.recv(r, rd.r2 + stream.round[b], l.rank_at[stream.sender[b]], one(b), Combine::copy);
-      }
-    } else if (v < 0) {
-      const int i = static_cast<int>(std::find(l.chain.begin(), l.chain.end(), r) - l.chain.begin());
-      const int next = i + 1 < late - 1 ? l.chain[i + 1] : l.root;
-      for (int b = 0; b < n; ++b) {
-        if (i > 0) out.recv(r, hop_round(b, i - 1), l.chain[i - 1], one(b), Combine::reduce);
-        out.send(r, hop_round(b, i), next, one(b));
-        if (i == 0)
-          out.recv(r, rd.r2 + stream.round[b], l.rank_at[stream.sender[b]], one(b), Combine::copy);
-      }
-    } else {
+    if (v >= 0) {
       // Phase 1: the early group's reduce to the relay.
-      const std::vector<FoldCirculant::Transfer> ts = c.transfers(v);
-      out.reserve(r, early.ops[v].size() + ts.size() + 2 * static_cast<size_t>(n));
+      out.reserve(r, early.ops[v].size());
       for (const EarlyReduce::Op& op : early.ops[v]) {
         if (op.send)
           out.send(r, op.round, op.peer, one1(op.block));
         else
           out.recv(r, op.round, op.peer, one1(op.block), op.copy ? Combine::copy : Combine::reduce);
       }
-      if (v == 0)
-        for (int b = 0; b < n; ++b) out.recv(r, rd.r2 + b - 1, l.root, one(b), Combine::reduce);
-      for (const FoldCirculant::Transfer& t : ts) {
-        if (t.send)
-          out.send(r, rd.r2 + t.round, l.rank_at[t.peer], one(t.block));
-        else
-          out.recv(r, rd.r2 + t.round, l.rank_at[t.peer], one(t.block), Combine::copy);
-      }
-      for (int b = 0; b < n; ++b)
-        if (stream.sender[b] == v) out.send(r, rd.r2 + stream.round[b], stream_to, one(b));
     }
-    for (size_t i = 0; i < recipients.size(); ++i) {
-      const int server = l.rank_at[serving[i % serving.size()]];
-      if (r == server) out.send(r, rd.serve + static_cast<int64_t>(i), recipients[i], all);
-      if (r == recipients[i])
-        out.recv(r, rd.serve + static_cast<int64_t>(i), server, all, Combine::copy);
-    }
+    tail.emit(in, r, out);
   }
 }
 

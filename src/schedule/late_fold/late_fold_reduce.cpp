@@ -26,61 +26,20 @@ namespace {
 
 constexpr int kReduceMaxLate = 8;
 
-// Who is where: the early group (group[0] the reduce's root if it is early, else the early rank
-// that collects for it), the chain of the other late ranks in arrival order, and whether the root
-// is one of the late ranks.
-struct Layout {
-  std::vector<int> group, chain;
-  bool root_late = false;
-};
-Layout layout(const std::vector<int>& order, int root, int late) {
-  const int p = static_cast<int>(order.size());
-  Layout l;
-  for (int i = 0; i < p; ++i) {
-    const int r = order[i];
-    const bool is_late = i >= p - late;
-    if (r == root) {
-      l.root_late = is_late;
-      if (!is_late) l.group.insert(l.group.begin(), r);
-      continue;
-    }
-    (is_late ? l.chain : l.group).push_back(r);
-  }
-  return l;
-}
-
-// The rounds: the early reduce takes [0, T1); the root (or the collector) takes block b in round
-// R2 + b, the chain's hops come before.
-int64_t second_phase(const EarlyReduce& early, int late) { return early.rounds + late + 1; }
-
 // The cost model's mean elapsed time of the schedule with the last `late` ranks late: the early
 // group's Clairvoyant as simulated (a process is done one round after its last transfer), then the
-// chain's blocks one round apart into the root, or into the collector and on to the root.
+// chain's blocks one round apart into the root, or into the collector and on to the root
+// (ReduceFoldTail).
 double estimate_reduce_late(const GeneratorInput& in, const std::vector<int>& order,
                             const std::vector<double>& sim, const std::vector<double>& a,
                             int late) {
   const int p = in.p, root = reduce_root(in);
   const BlockRuns runs = late_fold_runs(in.blocks, p, false);
-  const RunClock tr = run_clock(in, runs, true);
-  const int n = runs.count();
-  const Layout l = layout(order, root, late);
+  const ReduceFoldLayout l = reduce_fold_layout(order, root, late);
   std::vector<double> finish(static_cast<size_t>(p));
   const EarlyReduce early = early_reduce_timing(in, runs, l.group, sim, a);
   for (size_t v = 0; v < l.group.size(); ++v) finish[l.group[v]] = early.done(static_cast<int>(v));
-  const int sink = l.group[0];  // the root, or its collector
-  const double t1_end = early.done(0);
-  if (late == 0) return estimate::mean_elapsed(finish, a);
-  const double chain_out =
-      l.chain.empty() ? -std::numeric_limits<double>::infinity()
-                      : chain_estimate(l.chain, a, std::max(a[sink], t1_end), tr, finish);
-  // The sink takes block b once it has the early sum and the chain has brought block b.
-  const double first = std::max(t1_end, chain_out);
-  finish[sink] = std::max(finish[sink], first + tr.at(n));
-  if (l.root_late) {  // the collector hands block b on in the next round
-    const double start = std::max(first, a[root]) + tr.at(1);
-    finish[root] = start + tr.at(n);
-    finish[sink] = std::max(finish[sink], start + tr.at(n - 1));
-  }
+  ReduceFoldTail(l, runs, root, early.rounds).estimate(in, a, early.done(0), finish);
   return estimate::mean_elapsed(finish, a);
 }
 
@@ -141,45 +100,24 @@ void late_fold_reduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   const int p = in.p, root = reduce_root(in);
   if (p == 1) return;
   const BlockRuns runs = late_fold_runs(in.blocks, p, false);
-  const int n = runs.count();
   auto one = [&](int b) { return runs.set(b); };
   const LateFoldPlan plan = late_fold_plan(in);
   if (in.cost.shared_memory) return flat_reduce_in_arrival_order(in, plan.prr.order, out);
   const int late = chosen_reduce_late(in, plan);
-  const Layout l = layout(plan.prr.order, root, late);
+  const ReduceFoldLayout l = reduce_fold_layout(plan.prr.order, root, late);
   const EarlyReduce early = early_reduce(in, runs, l.group, plan.quantised);
-  const int64_t r2 = second_phase(early, late);
+  const ReduceFoldTail tail(l, runs, root, early.rounds);
   out.set_paced_until(early.rounds);  // the early ranks' reduce (as in late_fold_allreduce.cpp)
-  const int sink = l.group[0];
-  const int chain = static_cast<int>(l.chain.size());
-  // The chain's hop h carries block b in round r2 + b - chain + h, its last hop into the sink
-  // one round before the sink takes block b (root early) or hands it on (root late).
-  auto hop_round = [&](int b, int h) { return r2 + b - chain + h; };
   for (int r = out.first_rank(); r < out.last_rank(); ++r) {
-    if (const auto it = std::find(l.chain.begin(), l.chain.end(), r); it != l.chain.end()) {
-      const int i = static_cast<int>(it - l.chain.begin());
-      for (int b = 0; b < n; ++b) {
-        if (i > 0) out.recv(r, hop_round(b, i - 1), l.chain[i - 1], one(b), Combine::reduce);
-        out.send(r, hop_round(b, i), i + 1 < chain ? l.chain[i + 1] : sink, one(b));
+    const auto it = std::find(l.group.begin(), l.group.end(), r);
+    if (it != l.group.end())
+      for (const EarlyReduce::Op& op : early.ops[it - l.group.begin()]) {
+        if (op.send)
+          out.send(r, op.round, op.peer, one(op.block));
+        else
+          out.recv(r, op.round, op.peer, one(op.block), op.copy ? Combine::copy : Combine::reduce);
       }
-      continue;
-    }
-    if (r == root && l.root_late) {
-      for (int b = 0; b < n; ++b) out.recv(r, r2 + b, sink, one(b), Combine::reduce);
-      continue;
-    }
-    const int v = static_cast<int>(std::find(l.group.begin(), l.group.end(), r) - l.group.begin());
-    for (const EarlyReduce::Op& op : early.ops[v]) {
-      if (op.send)
-        out.send(r, op.round, op.peer, one(op.block));
-      else
-        out.recv(r, op.round, op.peer, one(op.block), op.copy ? Combine::copy : Combine::reduce);
-    }
-    if (v != 0) continue;
-    for (int b = 0; b < n; ++b) {
-      if (chain > 0) out.recv(r, hop_round(b, chain - 1), l.chain.back(), one(b), Combine::reduce);
-      if (l.root_late) out.send(r, r2 + b, root, one(b));
-    }
+    tail.emit(r, out);
   }
 }
 

@@ -107,7 +107,8 @@ TEST_P(RegistryContract, OneVersionWhereMarked) {
                              << ": a block sent again after a receive into it";
       }
     }
-  if (algo.collective == Collective::reduce && !marked) {
+  // A composed row (two-level) is one-version exactly when the rows it runs are; not marked.
+  if (algo.collective == Collective::reduce && !marked && !algo.topology_aware) {
     EXPECT_GT(violations, 0) << algo.name << " is one-version for every input tried: mark it";
   }
 }

@@ -271,7 +271,9 @@ TEST(LateFold, AutoRunsItWhereTheCostModelSaysItPays) {
     const AutoVerdict v =
         choose_for_arrivals(Collective::allreduce, in, prepare_call, kAutoMinGainAllreduce);
     ASSERT_NE(v.algo, nullptr) << d;
-    EXPECT_STREQ(v.algo->name, "late-fold") << d;
+    // late-fold, or relay-fold with the same shape and estimate and no simulation to charge.
+    EXPECT_TRUE(std::string(v.algo->name) == "late-fold" || std::string(v.algo->name) == "relay-fold")
+        << d << ": " << v.algo->name;
     EXPECT_EQ(choose_allreduce(count, true, in, prepare_call), v.algo);
   }
   for (int k : {2, 4}) {  // k-late at 100 ms
@@ -280,7 +282,8 @@ TEST(LateFold, AutoRunsItWhereTheCostModelSaysItPays) {
     const AlgorithmInfo* chosen =
         choose_allreduce(count, true, gige_input(lf, 48, a), prepare_call);
     ASSERT_NE(chosen, nullptr) << k;
-    EXPECT_STREQ(chosen->name, "late-fold") << k;
+    EXPECT_TRUE(std::string(chosen->name) == "late-fold" || std::string(chosen->name) == "relay-fold")
+        << k << ": " << chosen->name;
   }
   // Together, or within one message of each other: the MPI library's collective.
   for (double d : {0.0, 0.01}) {

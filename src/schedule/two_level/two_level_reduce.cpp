@@ -1,0 +1,71 @@
+// Two-level reduce (two_level.hpp): inside every node the ranks but the leader reduce to the
+// earliest of them, which hands the sum to the leader (the root on the root's node, else the
+// node's latest rank) as the all-reduce does; the leaders then run a reduce row among themselves
+// over the network to the root, with the nodes' ready times as arrivals (leaders_row).
+#include <algorithm>
+
+#include "schedule/estimate.hpp"
+#include "schedule/reduce_generators.hpp"
+#include "schedule/two_level/two_level.hpp"
+#include "schedule/two_level/two_level_estimate.hpp"
+
+namespace papcoll {
+namespace {
+
+struct ReducePlan {
+  TwoLevelPlan nodes;
+  std::vector<double> ready;
+  GeneratorInput leaders;
+  const AlgorithmInfo* row = nullptr;
+};
+
+ReducePlan reduce_plan(const GeneratorInput& in) {
+  ReducePlan rp;
+  rp.nodes = two_level_plan(in, true, reduce_root(in));
+  if (static_cast<int>(in.arrivals.size()) == in.p) rp.ready = node_sums_ready(in, rp.nodes);
+  rp.leaders = leaders_input(in, rp.nodes, rp.ready);
+  rp.row = leaders_row(Collective::reduce, in, rp.leaders);
+  return rp;
+}
+
+}  // namespace
+
+void two_level_reduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
+  if (in.p == 1) return;
+  const ReducePlan rp = reduce_plan(in);
+  const TwoLevelPlan& plan = rp.nodes;
+  const int64_t ra = emit_node_reduces(in, plan, out);
+  if (plan.nodes > 1)
+    emit_phase(rp.row->generate, rp.leaders, GroupPhase{.members = plan.leader, .first_round = ra},
+               out);
+}
+
+std::string two_level_reduce_arrival_key(const GeneratorInput& in) {
+  const ReducePlan rp = reduce_plan(in);
+  return two_level_key(rp.nodes, *rp.row, rp.leaders);
+}
+
+int two_level_reduce_blocks(const GeneratorInput& in) {
+  const ReducePlan rp = reduce_plan([&] {
+    GeneratorInput own = in;
+    own.blocks = 0;  // each candidate with its own count
+    return own;
+  }());
+  return default_block_count(*rp.row, rp.leaders);
+}
+
+// The leaders by their row's per-rank estimate, the other ranks when they have handed their part
+// on inside their node.
+double two_level_reduce_predict(const GeneratorInput& in) {
+  if (in.p == 1) return 0;
+  const ReducePlan rp = reduce_plan(in);
+  const TwoLevelPlan& plan = rp.nodes;
+  const NodeSums sums = node_sums(in, plan);
+  const std::vector<double> a = estimate::arrivals_of(in);
+  const std::vector<double> lf = leaders_finish(plan, sums.ready, *rp.row, rp.leaders);
+  std::vector<double> done(sums.sent);
+  for (int k = 0; k < plan.nodes; ++k) done[plan.leader[k]] = std::max(lf[k], a[plan.leader[k]]);
+  return estimate::mean_elapsed(done, a);
+}
+
+}  // namespace papcoll

@@ -1,0 +1,247 @@
+// Schedules composed of phases (group_phase.hpp), the two-level rows (two_level/) on random node
+// layouts, and the node-aware cost model (cost_model.hpp): nodes of 1..16 ranks, p up to 64,
+// random arrivals; every composed schedule verifies, every rank generated alone equals its part of
+// the whole.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <numeric>
+#include <random>
+
+#include "model/node_layout.hpp"
+#include "schedule/group_phase.hpp"
+#include "schedule/reduce_generators.hpp"
+#include "schedule/registry.hpp"
+#include "schedule/schedule_sink.hpp"
+#include "verify/cost_model.hpp"
+#include "verify/verifier.hpp"
+
+namespace papcoll {
+namespace {
+
+// A layout of p ranks on nodes of 1..max_node ranks each; consecutive ranks per node, or ranks
+// dealt to nodes in a shuffled order (a communicator that spans parts of nodes).
+std::shared_ptr<const NodeLayout> random_layout(int p, int max_node, bool shuffled,
+                                                std::mt19937_64& rng) {
+  std::vector<int> ranks(static_cast<size_t>(p));
+  std::iota(ranks.begin(), ranks.end(), 0);
+  if (shuffled) std::shuffle(ranks.begin(), ranks.end(), rng);
+  std::vector<int> node(static_cast<size_t>(p));
+  int next = 0, k = 0;
+  while (next < p) {
+    const int size = 1 + static_cast<int>(rng() % static_cast<uint64_t>(max_node));
+    for (int i = 0; i < size && next < p; ++i) node[ranks[next++]] = k;
+    ++k;
+  }
+  // Nodes numbered in the order of their lowest rank, as NodeLayout says.
+  std::vector<int> renumber(static_cast<size_t>(k), -1);
+  int n = 0;
+  auto l = std::make_shared<NodeLayout>();
+  for (int r = 0; r < p; ++r) {
+    if (renumber[node[r]] < 0) renumber[node[r]] = n++;
+    l->node_of.push_back(renumber[node[r]]);
+  }
+  return l;
+}
+
+GeneratorInput random_input(const AlgorithmInfo& algo, int p, std::mt19937_64& rng) {
+  GeneratorInput in;
+  in.p = p;
+  in.bytes = 1 << 20;
+  in.cost.alpha = 20e-6;
+  in.cost.beta = 8e-9;
+  in.cost.intra_alpha = 0.5e-6;
+  in.cost.intra_beta = 1e-10;
+  in.root = algo.collective == Collective::allreduce ? -1 : static_cast<int>(rng() % p);
+  in.nodes = random_layout(p, 1 + static_cast<int>(rng() % 16), rng() % 2 == 0, rng);
+  in.blocks = 1 + static_cast<int>(rng() % 40);
+  if (algo.collective == Collective::allgatherv) in.blocks = p * (1 + static_cast<int>(rng() % 3));
+  if (rng() % 4 != 0) {
+    const double message = in.cost.alpha + in.cost.beta * in.bytes;
+    std::uniform_real_distribution<double> late(0, 3 * message);
+    in.arrivals.resize(static_cast<size_t>(p));
+    for (double& a : in.arrivals) a = rng() % 3 == 0 ? late(rng) : 0.0;
+  }
+  return in;
+}
+
+std::vector<const AlgorithmInfo*> topology_rows() {
+  std::vector<const AlgorithmInfo*> v;
+  for (const AlgorithmInfo& a : all_algorithms())
+    if (a.topology_aware) v.push_back(&a);
+  return v;
+}
+
+TEST(TwoLevel, EveryCollectiveHasARow) {
+  for (Collective c :
+       {Collective::allreduce, Collective::reduce, Collective::bcast, Collective::allgatherv})
+    EXPECT_NE(find_algorithm(c, "two-level"), nullptr) << collective_name(c);
+}
+
+TEST(TwoLevel, RandomLayoutsVerifyAndEveryRankAloneEqualsItsPart) {
+  std::mt19937_64 rng(37);
+  for (const AlgorithmInfo* algo : topology_rows())
+    for (int trial = 0; trial < 120; ++trial) {
+      const int p = 1 + static_cast<int>(rng() % 64);
+      const GeneratorInput in = random_input(*algo, p, rng);
+      const Schedule whole = generate_schedule(*algo, in);
+      const VerifyResult v = verify_schedule(whole);
+      ASSERT_TRUE(v.ok) << collective_name(algo->collective) << ' ' << algo->name << " p=" << p
+                        << " nodes=" << in.nodes->nodes() << ": " << v.error;
+      for (int r = 0; r < p; ++r)
+        ASSERT_EQ(generate_rank(*algo, in, r), whole.ranks[r])
+            << algo->name << " p=" << p << " rank " << r;
+      // Same key, same schedule; the key changes with what the schedule reads.
+      EXPECT_EQ(algo->arrival_key(in), algo->arrival_key(in));
+    }
+}
+
+TEST(TwoLevel, ALateRankLeadsItsNodeAndOnlyItsNodeWaits) {
+  // 8 nodes of 6, rank 0 late by 50 ms: among the leaders, rank 0's node is the late one; the
+  // other nodes' ranks are done with their own node's reduce long before.
+  const AlgorithmInfo* algo = find_algorithm(Collective::allreduce, "two-level");
+  GeneratorInput in;
+  in.p = 48;
+  in.bytes = 4 << 20;
+  in.cost = CostParams{22e-6, 8e-9, 1e-12};
+  in.cost.intra_alpha = 0.5e-6;
+  in.cost.intra_beta = 1e-10;
+  in.nodes = std::make_shared<NodeLayout>(block_node_layout(48, 6));
+  in.arrivals.assign(48, 0.0);
+  in.arrivals[0] = 0.05;
+  in.blocks = default_block_count(*algo, in);
+  const Schedule s = generate_schedule(*algo, in);
+  ASSERT_TRUE(verify_schedule(s).ok);
+  const CostResult c = evaluate_cost(s, in.arrivals, in.cost, 4 << 20, in.nodes.get());
+  const double delta = in.cost.alpha + in.cost.beta * in.bytes;
+  double post = 0;
+  for (const RankCost& rc : c.ranks) post += rc.finish - 0.05;
+  post /= 48;
+  // The late rank's n bytes out and the result's n bytes in, overlapped: about one message.
+  EXPECT_LT(post / delta, 1.3) << "P = " << post;
+  // The estimate auto reads is close to the cost model.
+  EXPECT_NEAR(algo->predict(in) / c.mean_elapsed, 1.0, 0.1);
+}
+
+// The two-level rows' estimates (what `auto` costs them with) against the node-aware cost model on
+// the whole schedule: nodes of equal size (the many-core platforms) and of random sizes, links
+// inside a node 10 to 100 times faster, balanced and with random arrivals.
+TEST(TwoLevel, EstimatesOnNodes) {
+  std::mt19937_64 rng(41);
+  for (const AlgorithmInfo* algo : topology_rows()) {
+    double worst = 0, sum = 0;
+    int n = 0;
+    for (int trial = 0; trial < 80; ++trial) {
+      GeneratorInput in;
+      in.p = 2 + static_cast<int>(rng() % 63);
+      in.root = algo->collective == Collective::allreduce ? -1 : static_cast<int>(rng() % in.p);
+      in.bytes = static_cast<double>(1 << (14 + rng() % 9));
+      in.cost = CostParams{5e-6 + 20e-6 * (rng() % 2), 1e-9 * (1 + rng() % 8), 2.5e-10};
+      in.cost.intra_alpha = 5e-7;
+      in.cost.intra_beta = in.cost.beta / (10 + rng() % 90);
+      in.nodes = trial % 2 == 0
+                     ? std::make_shared<NodeLayout>(block_node_layout(in.p, 2 + rng() % 8))
+                     : random_layout(in.p, 1 + static_cast<int>(rng() % 16), false, rng);
+      if (trial % 3 != 0) {
+        const double message = in.cost.alpha + in.cost.beta * in.bytes;
+        std::uniform_real_distribution<double> late(0, (1 + rng() % 10) * message);
+        in.arrivals.resize(static_cast<size_t>(in.p));
+        for (double& a : in.arrivals) a = rng() % 3 == 0 ? late(rng) : 0.0;
+      }
+      in.blocks = default_block_count(*algo, in);
+      const double model = evaluate_cost(generate_schedule(*algo, in), in.arrivals, in.cost,
+                                         static_cast<int64_t>(in.bytes), in.nodes.get())
+                               .mean_elapsed;
+      const double e = algo->predict(in) / model - 1;
+      worst = std::max(worst, std::abs(e));
+      sum += std::abs(e);
+      ++n;
+    }
+    std::cout << "[ info ] " << collective_name(algo->collective) << ' ' << algo->name
+              << " on nodes: estimate / cost model - 1: mean " << sum / n << " worst " << worst
+              << "\n";
+    EXPECT_LT(worst, 0.25) << algo->name;
+  }
+}
+
+TEST(GroupPhase, MapsRanksRoundsAndBlocks) {
+  // A binomial reduce over ranks {5, 2, 7} of a 9-rank schedule, rounds from 10, stride 2, its
+  // one block standing for blocks 3..5.
+  GeneratorInput g;
+  g.p = 3;
+  g.blocks = 1;
+  g.root = 0;
+  const std::vector<int> members{5, 2, 7};
+  const std::vector<BlockSet> map{BlockSet::range(3, 6)};
+  ScheduleSink out(9, 0, 9);
+  emit_phase(binomial_reduce_schedule, g,
+             GroupPhase{.members = members, .first_round = 10, .stride = 2, .block_map = map}, out);
+  const std::vector<RankSchedule> ranks = std::move(out).take();
+  ScheduleSink plain(3, 0, 3);
+  binomial_reduce_schedule(g, plain);
+  const std::vector<RankSchedule> small = std::move(plain).take();
+  for (int i = 0; i < 3; ++i) {
+    const RankSchedule& big = ranks[members[i]];
+    ASSERT_EQ(big.steps.size(), small[i].steps.size());
+    for (size_t s = 0; s < big.steps.size(); ++s) {
+      EXPECT_EQ(big.steps[s].round, 10 + 2 * small[i].steps[s].round);
+      for (int o = 0; o < big.steps[s].op_count; ++o) {
+        const Op& a = big.ops[big.steps[s].first_op + o];
+        const Op& b = small[i].ops[small[i].steps[s].first_op + o];
+        EXPECT_EQ(a.peer, members[b.peer]);
+        EXPECT_EQ(a.kind, b.kind);
+        EXPECT_EQ(a.blocks, BlockSet::range(3, 6));
+      }
+    }
+  }
+  for (int r : {0, 1, 3, 4, 6, 8}) EXPECT_TRUE(ranks[r].steps.empty());
+  // One member alone, as phase_rank gives it.
+  EXPECT_EQ(phase_rank(binomial_reduce_schedule, g,
+                       GroupPhase{.members = members, .first_round = 10, .stride = 2,
+                                  .block_map = map},
+                       1),
+            ranks[2]);
+  EXPECT_EQ(last_receive_rounds(ranks[5], 9)[4], 10 + 2 * small[0].steps.back().round);
+}
+
+TEST(NodeCostModel, FlowsLeavingOneNodeShareItsLink) {
+  // Ranks 0, 1 on node 0 send 1 MB each to ranks 2, 3 on node 1 in the same round: the node's
+  // link carries both, one after the other; inside a node the intra parameters apply.
+  Schedule s;
+  s.collective = Collective::allgatherv;  // any; only the cost is read
+  s.p = 4;
+  s.blocks = 4;
+  s.ranks.resize(4);
+  for (int r = 0; r < 4; ++r) s.ranks[r].rank = r;
+  s.ranks[0].add(0, Op{OpKind::send, 2, BlockSet::range(0, 1), Combine::none});
+  s.ranks[2].add(0, Op{OpKind::recv, 0, BlockSet::range(0, 1), Combine::copy});
+  s.ranks[1].add(0, Op{OpKind::send, 3, BlockSet::range(1, 2), Combine::none});
+  s.ranks[3].add(0, Op{OpKind::recv, 1, BlockSet::range(1, 2), Combine::copy});
+  CostParams c{1e-6, 1e-9, 0};
+  c.intra_alpha = 1e-7;
+  c.intra_beta = 1e-10;
+  const NodeLayout two_nodes = block_node_layout(4, 2);
+  const CostResult shared = evaluate_cost(s, {}, c, 4'000'000, &two_nodes);
+  const CostResult flat = evaluate_cost(s, {}, c, 4'000'000);
+  EXPECT_NEAR(flat.max_finish, 1e-6 + 1e-3, 1e-12);
+  EXPECT_NEAR(shared.max_finish, 1e-6 + 2e-3, 1e-12);
+  // One rank per node is the flat model.
+  const NodeLayout singles = block_node_layout(4, 1);
+  EXPECT_EQ(evaluate_cost(s, {}, c, 4'000'000, &singles).max_finish, flat.max_finish);
+  // Inside a node: 0 -> 1 takes the intra parameters.
+  Schedule t = s;
+  t.ranks[0].ops[0].peer = 1;
+  t.ranks[2] = RankSchedule{};
+  t.ranks[2].rank = 2;
+  t.ranks[1] = RankSchedule{};
+  t.ranks[1].rank = 1;
+  t.ranks[1].add(0, Op{OpKind::recv, 0, BlockSet::range(0, 1), Combine::copy});
+  t.ranks[3] = RankSchedule{};
+  t.ranks[3].rank = 3;
+  EXPECT_NEAR(evaluate_cost(t, {}, c, 4'000'000, &two_nodes).max_finish, 1e-7 + 1e-4, 1e-12);
+}
+
+}  // namespace
+}  // namespace papcoll
