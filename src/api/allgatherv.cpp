@@ -234,6 +234,7 @@ class AllgathervCall final : public CollectiveDescription {
   void base_input(const CollectiveCall& call, GeneratorInput* in) const {
     in->p = call.p();
     in->cost = call.cost();
+    in->nodes = call.context().schedule_nodes;
     in->bytes = static_cast<double>(total_);
     in->counts = bytes_;
     in->elem_bytes = 1;

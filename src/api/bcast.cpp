@@ -153,6 +153,7 @@ class BcastCall final : public CollectiveDescription {
     in->p = call.p();
     in->root = root_;
     in->cost = call.cost();
+    in->nodes = call.context().schedule_nodes;
     in->bytes = static_cast<double>(view_.units);
   }
 

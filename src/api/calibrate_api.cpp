@@ -27,8 +27,15 @@ int calibrate(MPI_Comm comm, const papcoll_options* user_opt) {
   if (MpiStatus s = comm_context(comm, &ctx); !s.ok()) return call.mpi_error(s);
   NetworkParams n;
   if (opt.alpha > 0 && opt.beta > 0) {
-    // Every rank passes the same options (as for any collective), so no message is needed.
+    // Every rank passes the same options (as for any collective), so no message is needed. They
+    // name the links between nodes; on nodes of several ranks those inside a node are measured
+    // (the two-level schedules and the node-aware cost model read them).
+    if (ctx->schedule_nodes != nullptr && call.p() > 1)
+      PAPCOLL_TRY(calibrate_network(ctx->comm, *ctx->nodes, ctx->nodes_overridden, kCalibrateWho,
+                                    &n));
+    const LinkParams measured_intra = n.intra;
     n.intra = n.inter = {opt.alpha, opt.beta};
+    if (ctx->schedule_nodes != nullptr && measured_intra.known()) n.intra = measured_intra;
     if (opt.gamma > 0)
       for (double& g : n.gamma) g = opt.gamma;
     n.nodes = ctx->nodes->nodes();

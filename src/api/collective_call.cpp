@@ -47,14 +47,19 @@ GammaClass gamma_class_of(MPI_Datatype t) {
 
 void CollectiveCall::set_reduction_type(MPI_Datatype unit) { gamma_class_ = gamma_class_of(unit); }
 
-bool CollectiveCall::reads_network() const {
+bool CollectiveCall::reads_network(bool several_per_node) const {
   if (p_ < 2 || (!sel_.is_auto && sel_.algo == nullptr)) return false;
   // "auto" of a reduction without arrival times is the MPI library's collective: no costs read
-  // (selection.cpp), so a balanced program's small calls never wait for a measurement.
+  // (selection.cpp), so a balanced program's small calls never wait for a measurement; except on
+  // nodes of several ranks, where a two-level schedule is costed against the library.
   const bool reduction = collective_ == Collective::allreduce || collective_ == Collective::reduce;
-  if (reduction && sel_.is_auto && opt_.arrivals == nullptr && monitor_ == nullptr) return false;
+  if (reduction && sel_.is_auto && opt_.arrivals == nullptr && monitor_ == nullptr &&
+      !several_per_node)
+    return false;
   const bool sg = collective_ == Collective::scatterv || collective_ == Collective::gatherv;
-  return sg || !(alpha_given_ && beta_given_);
+  // On nodes of several ranks the links inside a node weigh as much as those between nodes, and
+  // options name only the latter: the former are measured (once per communicator).
+  return sg || !(alpha_given_ && beta_given_) || several_per_node;
 }
 
 CollectiveCall::~CollectiveCall() {
@@ -292,7 +297,7 @@ int CollectiveCall::open_context(MPI_Comm comm, bool settle_network) {
   if (MpiStatus s = comm_context(comm, &ctx_); !s.ok()) return mpi_error(s);
   cost_.cores_shared = ctx_->cores_shared;
   if (!settle_network) return PAPCOLL_SUCCESS;
-  const bool reads = reads_network();
+  const bool reads = reads_network(ctx_->schedule_nodes != nullptr);
   if (reads && !ctx_->network_known) {  // the same on every rank: settled collectively
     PAPCOLL_TRY(calibrate_network(ctx_->comm, *ctx_->nodes, ctx_->nodes_overridden, who_,
                                   &ctx_->network));
@@ -308,6 +313,9 @@ int CollectiveCall::open_context(MPI_Comm comm, bool settle_network) {
   if (!alpha_given_) cost_.alpha = net.alpha;
   if (!beta_given_) cost_.beta = net.beta;
   if (!gamma_given_) cost_.gamma = net.gamma;
+  // The options name the links between nodes only: those inside a node stay the communicator's.
+  cost_.intra_alpha = net.intra_alpha;
+  cost_.intra_beta = net.intra_beta;
   record_network(comm_net, cost_,
                  alpha_given_ || beta_given_ ? NetworkSource::options : comm_net.source);
   return PAPCOLL_SUCCESS;

@@ -163,7 +163,7 @@ class CollectiveCall {
   // (options or monitor), nor where the options give alpha and beta, except for
   // scatterv/gatherv, whose other ranks may pass options that differ from the root's. The same
   // verdict on every rank (options, algorithm and size are).
-  bool reads_network() const;
+  bool reads_network(bool several_per_node) const;
 };
 
 // The gamma class of a predefined element type (float, the integers; anything else as double).

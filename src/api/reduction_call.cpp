@@ -113,6 +113,7 @@ void ReductionCall::base_input(const CollectiveCall& call, GeneratorInput* in) c
   in->p = call.p();
   in->root = root_;
   in->cost = call.cost();
+  in->nodes = call.context().schedule_nodes;
   in->bytes = static_cast<double>(view_.units) * view_.unit.size;
 }
 

@@ -42,6 +42,12 @@ CostParams NetworkParams::in_use(GammaClass c) const {
     cost.alpha = inter.alpha;
     cost.beta = inter.beta;
   }
+  // Schedules that know the node layout (GeneratorInput::nodes) take the links inside a node
+  // from here; left at 0 (the links between nodes) where they were not measured.
+  if (nodes > 1 && intra.known()) {
+    cost.intra_alpha = intra.alpha;
+    cost.intra_beta = intra.beta;
+  }
   const double g = gamma[static_cast<int>(c)];
   if (std::isfinite(g) && g >= 0) cost.gamma = g;
   return cost;

@@ -99,6 +99,8 @@ MpiStatus comm_context(MPI_Comm user_comm, CommContext** out) {
   if (s.ok()) {
     ctx->nodes = layouts.nodes;
     ctx->machine_nodes = layouts.machine;
+    if (!ctx->nodes->single_node() && !ctx->nodes->one_rank_per_node())
+      ctx->schedule_nodes = ctx->nodes;
     ctx->nodes_overridden = layouts.overridden;
     const NodeLayout& machine = *ctx->machine_nodes;
     const int on_node = machine.node_size(machine.node_of[static_cast<size_t>(ctx->rank)]);

@@ -30,6 +30,10 @@ struct CommContext {
   std::shared_ptr<const NodeLayout> nodes;
   std::shared_ptr<const NodeLayout> machine_nodes;
   bool nodes_overridden = false;  // PAPCOLL_NODES is in effect
+  // `nodes` when it has several nodes and some node holds several ranks, else null: what a call's
+  // GeneratorInput::nodes carries. One rank per node is the flat model every row assumes, and one
+  // node is the shared-memory case (its own forms of the one-version schedules).
+  std::shared_ptr<const NodeLayout> schedule_nodes;
   // Ranks outnumber cores on some node (core_sharing.hpp); the same on every rank.
   bool cores_shared = false;
   ScratchBuffer scratch;
@@ -52,6 +56,7 @@ struct CommContext {
   ScheduleCache schedules;
   // What `auto` chose lately on it, for its generation-cost charge (identical on every rank).
   RecentChoices recent_choices;
+  OnTimeChoices on_time_choices;
 
   // The link models of options.model_file, identical on every rank (link_model_cache.hpp).
   LinkModelCache link_models;

@@ -27,6 +27,16 @@ std::string schedule_key(Collective c, const AlgorithmInfo* algo, const Generato
   append_bytes(key, in.blocks);
   append_bytes(key, in.root);
   if (algo != nullptr && algo->uses_arrivals) key += algo->arrival_key(in);
+  // A two-level plan picks its phases' rows by the cost model (two_level_plan.cpp); the layout is
+  // the communicator's, the same for every entry of its cache.
+  if (algo != nullptr && algo->topology_aware) {
+    append_bytes(key, in.cost.alpha);
+    append_bytes(key, in.cost.beta);
+    append_bytes(key, in.cost.gamma);
+    append_bytes(key, in.cost.intra_alpha);
+    append_bytes(key, in.cost.intra_beta);
+    append_bytes(key, in.nodes.get());
+  }
   if (c == Collective::scatterv || c == Collective::gatherv) {
     for (double b : portion_bytes(in)) append_bytes(key, b);
     if (in.link_model != nullptr) {
@@ -205,6 +215,20 @@ void ScheduleCache::insert_locked(std::string key, Entry entry) {
 
 bool RecentChoices::contains(const std::string& key) const {
   return std::find(keys_.begin(), keys_.end(), key) != keys_.end();
+}
+
+bool OnTimeChoices::find(const std::string& key, const AlgorithmInfo** algo) const {
+  for (const auto& [k, a] : entries_)
+    if (k == key) {
+      *algo = a;
+      return true;
+    }
+  return false;
+}
+
+void OnTimeChoices::add(std::string key, const AlgorithmInfo* algo) {
+  entries_.emplace_front(std::move(key), algo);
+  if (entries_.size() > kKept) entries_.pop_back();
 }
 
 void RecentChoices::add(std::string key) {

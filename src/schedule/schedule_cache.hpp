@@ -105,4 +105,19 @@ class RecentChoices {
   std::deque<std::string> keys_;  // most recent first
 };
 
+// auto's latest choices on nodes of several ranks (select/selection.cpp): each weighs the two-level
+// rows against the library model, tens of microseconds of estimates at 48 ranks, the same for
+// every repetition of the call and its arrival pattern. Keyed exactly (what the choice reads),
+// changed only by choose_auto, so alike on every rank, like RecentChoices.
+class OnTimeChoices {
+ public:
+  // The row chosen for `key` (null: the MPI library's collective); false if none is kept.
+  bool find(const std::string& key, const AlgorithmInfo** algo) const;
+  void add(std::string key, const AlgorithmInfo* algo);  // the oldest of more than kKept goes
+  static constexpr size_t kKept = 16;
+
+ private:
+  std::deque<std::pair<std::string, const AlgorithmInfo*>> entries_;  // most recent first
+};
+
 }  // namespace papcoll

@@ -8,6 +8,7 @@
 
 #include "schedule/allgatherv_generators.hpp"
 #include "schedule/bcast_generators.hpp"
+#include "select/library_estimates.hpp"
 #include "model/node_layout.hpp"
 
 namespace papcoll {
@@ -104,10 +105,15 @@ AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base, const 
                                 double min_gain, double pattern_cost, RecentChoices* recent,
                                 MpiLibrary library, double type_bytes) {
   AutoVerdict v;
-  if (base.arrivals.empty() || base.p < 2) return v;
+  // On nodes of several ranks the MPI library's flat algorithms put a node's streams on its one
+  // link, and a two-level schedule can beat them with all ranks on time too (docs/algorithms.md,
+  // "Nodes of several ranks"): there the rows are costed against the library on every call,
+  // balanced or not. With one rank per node the library stands for balanced calls.
+  const bool several_per_node = base.nodes != nullptr && !base.nodes->one_rank_per_node();
+  if (base.p < 2 || (base.arrivals.empty() && !several_per_node)) return v;
   v.imbalance = imbalance_factor(base.arrivals, base.cost, base.bytes);
   v.why = AutoWhy::balanced;
-  if (!(v.imbalance >= kAutoMinImbalance)) return v;
+  if (!(v.imbalance >= kAutoMinImbalance) && !several_per_node) return v;
   // The MPI library's collective: what its decision rule runs, under the arrivals and alone.
   const LibraryCall lib{c, library, type_bytes, true};
   {
@@ -127,7 +133,6 @@ AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base, const 
   // On nodes of several ranks only the rows that know the layout are costed as candidates (a flat
   // row's estimate assumes a link per rank); with one rank per node they would only repeat the
   // flat rows.
-  const bool several_per_node = base.nodes != nullptr && !base.nodes->one_rank_per_node();
   for (const bool costly : {false, true})
     for (const AlgorithmInfo* a : algorithms_for(c)) {
       if (a->predict == nullptr || a->auto_role != AutoRole::arrival_aware ||
@@ -220,8 +225,48 @@ double library_bcast_time(const GeneratorInput& base, MpiLibrary library) {
   return library_predict(LibraryCall{Collective::bcast, library, 1, true}, own);
 }
 
+namespace {
+
+bool several_ranks_per_node(const GeneratorInput& base) {
+  return base.nodes != nullptr && !base.nodes->one_rank_per_node();
+}
+
+// On nodes of several ranks (docs/algorithms.md, "Nodes of several ranks"): the rows that know the
+// layout (two-level) against the MPI library's collective on the same layout, both under the
+// call's arrivals (none: all equal). The flat rows' estimates give every rank a link of its own,
+// so they are not candidates there.
+const AlgorithmInfo* choose_on_nodes(Collective c, const GeneratorInput& call,
+                                     const PrepareInput& prepare, MpiLibrary library) {
+  // A whole buffer within the eager limit leaves every sender without waiting for its receiver,
+  // in papcoll's executor as in the library: a late rank delays nobody but itself, which the
+  // cost model (a send ends when its receiver has it) does not see. Both are compared on time.
+  GeneratorInput base = call;
+  if ((c == Collective::bcast || c == Collective::allgatherv) &&
+      base.bytes <= library_eager_bytes(library, base))
+    base.arrivals.clear();
+  const AlgorithmInfo* best = nullptr;
+  double t_best = kInf;
+  for (const AlgorithmInfo* a : algorithms_for(c)) {
+    if (!a->topology_aware || a->predict == nullptr || a->auto_role == AutoRole::none) continue;
+    const double t = predicted(*a, base, base.arrivals, prepare);
+    if (t < t_best) {
+      t_best = t;
+      best = a;
+    }
+  }
+  const double t_library = library_predict(LibraryCall{c, library, 1, true}, base);
+  return best != nullptr && std::isfinite(t_best) && std::isfinite(t_library) &&
+                 t_best <= (1.0 - kAutoMinGainOnNodes) * t_library
+             ? best
+             : nullptr;
+}
+
+}  // namespace
+
 const AlgorithmInfo* choose_bcast(const GeneratorInput& base, const PrepareInput& prepare,
                                   MpiLibrary library) {
+  if (base.p >= 2 && several_ranks_per_node(base))
+    return choose_on_nodes(Collective::bcast, base, prepare, library);
   const AlgorithmInfo* circulant = find_algorithm(Collective::bcast, "circulant");
   const AlgorithmInfo* pick =
       choose_schedule_for_arrivals(Collective::bcast, circulant, base, prepare, base.bytes);
@@ -235,15 +280,60 @@ const AlgorithmInfo* choose_bcast(const GeneratorInput& base, const PrepareInput
 }
 
 const AlgorithmInfo* choose_allgatherv(const GeneratorInput& base, bool shared_window,
-                                       const PrepareInput& prepare) {
+                                       const PrepareInput& prepare, MpiLibrary library) {
   if (shared_window) return find_algorithm(Collective::allgatherv, "linear");
+  if (base.p >= 2 && several_ranks_per_node(base))
+    return choose_on_nodes(Collective::allgatherv, base, prepare, library);
   return choose_schedule_for_arrivals(Collective::allgatherv,
                                       find_algorithm(Collective::allgatherv, "circulant"), base,
                                       prepare, base.bytes / std::max(1, base.p));
 }
 
+namespace {
+
+// What a choice on nodes of several ranks reads, exactly (the agreed arrivals too: a pattern that
+// repeats, as a loop's persistent straggler does, is weighed once).
+std::string on_time_key(Collective c, const AutoRequest& r) {
+  std::string key;
+  auto put = [&key](const auto& v) {
+    key.append(reinterpret_cast<const char*>(&v), sizeof v);
+  };
+  put(c);
+  put(r.units);
+  put(r.commutative);
+  put(r.shared_memory);
+  put(r.library);
+  put(r.base.root);
+  put(r.base.bytes);
+  put(r.base.cost.alpha);
+  put(r.base.cost.beta);
+  put(r.base.cost.gamma);
+  put(r.base.cost.intra_alpha);
+  put(r.base.cost.intra_beta);
+  put(r.base.cost.cores_shared);
+  for (long long n : r.base.counts) put(n);
+  for (double t : r.base.arrivals) put(t);
+  return key;
+}
+
+}  // namespace
+
 AutoChoice choose_auto(Collective c, const AutoRequest& r) {
   AutoChoice choice;
+  // Calls on nodes of several ranks are weighed anew unless the same call was weighed lately.
+  const bool remember = r.on_time != nullptr && r.base.p >= 2 &&
+                        c != Collective::scatterv && c != Collective::gatherv &&
+                        several_ranks_per_node(r.base);
+  std::string key;
+  if (remember) {
+    key = on_time_key(c, r);
+    if (const AlgorithmInfo* a = nullptr; r.on_time->find(key, &a)) {
+      choice.algo = a;
+      choice.native = a == nullptr;
+      choice.why = a != nullptr ? AutoWhy::aware : AutoWhy::small_gain;
+      return choice;
+    }
+  }
   AutoVerdict v;
   switch (c) {
     case Collective::allreduce:
@@ -262,7 +352,7 @@ AutoChoice choose_auto(Collective c, const AutoRequest& r) {
       choice.algo = choose_bcast(r.base, r.prepare, r.library);
       break;
     case Collective::allgatherv:
-      choice.algo = choose_allgatherv(r.base, r.shared_memory, r.prepare);
+      choice.algo = choose_allgatherv(r.base, r.shared_memory, r.prepare, r.library);
       break;
     case Collective::scatterv:
     case Collective::gatherv:
@@ -270,6 +360,7 @@ AutoChoice choose_auto(Collective c, const AutoRequest& r) {
       return choice;
   }
   choice.native = choice.algo == nullptr;
+  if (remember) r.on_time->add(std::move(key), choice.algo);
   return choice;
 }
 

@@ -138,9 +138,14 @@ const AlgorithmInfo* choose_bcast(const GeneratorInput& base, const PrepareInput
 // allgatherv: the linear schedule over the shared-memory window when every rank is on one node
 // (`shared_window`: the transport is on and the call fits it; a late reader there simply copies
 // later), else the circulant all-to-all broadcast or the arrival-aware all-gatherv by the rule
-// above.
+// above. On nodes of several ranks (base.nodes), both take the two-level row where it is predicted
+// kAutoMinGainOnNodes faster than the MPI library's collective on that layout, else the library.
 const AlgorithmInfo* choose_allgatherv(const GeneratorInput& base, bool shared_window,
-                                       const PrepareInput& prepare);
+                                       const PrepareInput& prepare,
+                                       MpiLibrary library = MpiLibrary::generic);
+// The margin of that rule: the library model and the two-level estimates agree with SMPI within a
+// few percent on gige-8x6 (docs/algorithms.md), and a balanced program must not lose.
+inline constexpr double kAutoMinGainOnNodes = 0.05;
 
 // The one seam through which every collective's "auto" is resolved (api/collective_driver.hpp
 // calls it; it applies the per-collective rules above). Everything in the request is agreed
@@ -159,6 +164,8 @@ struct AutoRequest {
   // allreduce, reduce: the communicator's recent choices (RecentChoices); null charges every
   // costly row its generation cost.
   RecentChoices* recent = nullptr;
+  // The communicator's choices for calls on time on nodes of several ranks; null: chosen anew.
+  OnTimeChoices* on_time = nullptr;
   // The MPI library running (api/mpi_library.hpp), whose collective auto weighs papcoll's
   // schedules against; the same on every rank.
   MpiLibrary library = MpiLibrary::generic;

@@ -117,7 +117,15 @@ struct StaleCallWatch {
       : watch(comm, static_cast<int>(Collective::allreduce), prediction::steady_seconds()) {
     if (!watch.on()) return;
     watch.set_key(bytes, -1);
-    watch.not_joinable();
+    // Published at once with what the watchdog can compare (the operation): the engines run the
+    // call's messages on their own communicator, so no rank can join it from the board.
+    observe::BoardCall c{};
+    c.collective = static_cast<int>(Collective::allreduce);
+    c.flags = observe::kCallMpiOnly;
+    c.units = c.count = -1;
+    c.type = c.unit_type = c.op = c.root = -1;
+    c.algorithm = observe::kAlgorithmNative;
+    watch.publish(c);
     watch.ran("stale", observe::AutoReason::named, NAN);
   }
 };

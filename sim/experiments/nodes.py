@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Many-core nodes (docs/smpi.md, "Platforms of many-core nodes"): the MPI library's all-reduce
+algorithms, one at a time, against papcoll's on platforms of several ranks per node. 1M floats,
+computation charged, papcoll with the platform's Hockney parameters (--alpha 22e-6 --beta 8e-9).
+
+  native-8x6    gige-8x6 (48 ranks): SMPI's MPI_Allreduce with each of its algorithms forced
+                (--cfg=smpi/allreduce:NAME; the ompi and mpich selectors themselves too), all
+                ranks on time and one rank 50 ms late; an algorithm that crashes SimGrid is
+                recorded with its error
+  papcoll-8x6   gige-8x6: ring, prr, late-fold, relay-fold, two-level, auto, the same two cases
+  native-16x8   gige-16x8 (128 ranks): the ompi and mpich selectors, on time and one rank
+                100 ms late
+  others-16x8   gige-16x8: lr (the best native on gige-8x6) and two of SMPI's SMP-aware
+                algorithms (which need a power-of-two number of ranks per node), the same
+  papcoll-16x8  gige-16x8: ring, prr, late-fold, relay-fold, two-level, auto, the same two cases
+  sweep-8x6     gige-8x6: all-reduce and reduce of 1M floats, broadcast of 4 MiB and 16 KiB,
+                all-gatherv of 4 MiB; on time and one rank late, rand-late, k-late:4 (50 ms); every
+                papcoll row, auto and native
+  sweep-16x8    gige-16x8 (128 ranks): the same at 100 ms
+  scale-64x16   gige-64x16 (1024 ranks): one native all-reduce (the ompi selector), on time,
+                1 measured iteration after 1 warm-up, buffers folded and results unchecked (as in
+                docs/smpi.md, "Scale"): the simulation's wall time and memory
+
+Simulations of 128 ranks or more take /tmp/papcoll-smpi.lock (common.py).
+
+  /usr/bin/python3 sim/experiments/nodes.py [--quick] [--only native-8x6,papcoll-8x6,...]
+"""
+from common import Experiment, PLATFORM_HOCKNEY, parse_args, wants
+
+# SMPI 3.32's all-reduce algorithms (smpirun --cfg=smpi/allreduce:help lists them). "ompi" and
+# "mpich" are the selectors: for 4 MiB at 48, 128 and 1024 ranks the ompi selector (Open MPI's
+# decision table as of 2022) runs "rab_rdb", the mpich selector "mvapich2_two_level" on every
+# commutative op (SimGrid's src/smpi/colls/smpi_{openmpi,mpich}_selector.cpp).
+NATIVE_ALL = ["ompi", "mpich", "lr", "mvapich2_two_level", "smp_rsag", "smp_rsag_rab",
+              "smp_rsag_lr", "smp_rdb", "smp_binomial", "smp_binomial_pipeline", "rab_rdb", "rdb",
+              "rab1", "rab2", "rab", "redbcast", "ompi_ring_segmented", "mvapich2", "mvapich2_rs",
+              "impi"]
+NATIVE_QUICK = ["ompi", "mpich", "mvapich2_two_level", "smp_rsag", "smp_rsag_rab", "smp_rdb"]
+PAPCOLL = "ring,prr,late-fold,relay-fold,two-level,auto"
+
+
+def main():
+    args = parse_args(__doc__.splitlines()[0])
+    exp = Experiment("nodes", args, notes=[
+        "platforms of many-core nodes: sim/platforms/README.md; loopback 0.5 us, 8 GB/s, FATPIPE"])
+    alpha, beta, gamma = PLATFORM_HOCKNEY["gige"]
+    tau = ["--alpha", repr(alpha), "--beta", repr(beta), "--gamma", repr(gamma)]
+    it = ["--iters", "2" if args.quick else "3", "--warmup", "1"]
+    base = ["--op", "allreduce", "--size", "1M", "--mode", "one-late"]
+    if wants(args, "native-8x6"):
+        for name in NATIVE_QUICK if args.quick else NATIVE_ALL:
+            exp.run("native-8x6", "gige-8x6", 48,
+                    base + ["--max-delay", "0,50", "--algo", "native"] + it + tau,
+                    cfg=[f"--cfg=smpi/allreduce:{name}"], variant=name)
+    if wants(args, "papcoll-8x6"):
+        exp.run("papcoll-8x6", "gige-8x6", 48,
+                base + ["--max-delay", "0,50", "--algo", PAPCOLL] + it + tau)
+    # SMPI's SMP-aware all-reduces need a power-of-two number of ranks per node (and of ranks):
+    # on gige-8x6 they stall or stop; gige-16x8 has 8 per node.
+    for part, names in (("native-16x8", ["ompi"] if args.quick else ["ompi", "mpich"]),
+                        ("others-16x8", [] if args.quick else ["lr", "smp_rsag_rab", "smp_rdb"])):
+        if not wants(args, part):
+            continue
+        for name in names:
+            exp.run(part, "gige-16x8", 128,
+                    base + ["--max-delay", "0,100", "--algo", "native", "--iters", "2",
+                            "--warmup", "1"] + tau,
+                    cfg=[f"--cfg=smpi/allreduce:{name}"], variant=name)
+    if wants(args, "papcoll-16x8"):
+        exp.run("papcoll-16x8", "gige-16x8", 128,
+                base + ["--max-delay", "0,100", "--algo", PAPCOLL, "--iters", "2",
+                        "--warmup", "1"] + tau)
+    # The four collectives under every arrival mode, every papcoll row ("all") with auto and the
+    # MPI library's collective (native, SMPI's ompi selector), in one simulation per collective,
+    # mode and size: what docs/results.md's many-core table reads.
+    for part, platform, np, delay in (("sweep-8x6", "gige-8x6", 48, 50),
+                                      ("sweep-16x8", "gige-16x8", 128, 100)):
+        if not wants(args, part):
+            continue
+        for op, size in (("allreduce", "1M"), ("reduce", "1M"), ("bcast", "4MiB"),
+                         ("bcast", "16KiB"), ("allgatherv", "4MiB")):
+            for mode in ("one-late", "rand-late", "k-late:4"):
+                delays = f"0,{delay}" if mode == "one-late" else str(delay)
+                exp.run(part, platform, np,
+                        ["--op", op, "--size", size, "--mode", mode, "--max-delay", delays,
+                         "--algo", "all", "--iters", "2", "--warmup", "1"] + tau,
+                        variant=f"{op}-{size}-{mode}")
+    if wants(args, "scale-64x16"):
+        exp.run("scale-64x16", "gige-64x16", 1024,
+                ["--op", "allreduce", "--size", "1M", "--mode", "none", "--algo", "native",
+                 "--iters", "1", "--warmup", "1", "--no-check"] + tau,
+                cfg=["--cfg=smpi/auto-shared-malloc-thresh:65536"], variant="ompi")
+    return exp.finish()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
