@@ -9,8 +9,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -101,17 +101,23 @@ struct MallocAllocator {
   }
   void deallocate(T* p, std::size_t) { free(p); }
   template <class U>
-  bool operator==(const MallocAllocator<U>&) const { return true; }
+  bool operator==(const MallocAllocator<U>&) const {
+    return true;
+  }
 };
 template <class T>
 using Buffer = std::vector<T, MallocAllocator<T>>;
 
 template <class T>
 MPI_Datatype mpi_type() {
-  if constexpr (std::is_same_v<T, float>) return MPI_FLOAT;
-  else if constexpr (std::is_same_v<T, double>) return MPI_DOUBLE;
-  else if constexpr (std::is_same_v<T, int>) return MPI_INT;
-  else return MPI_LONG;
+  if constexpr (std::is_same_v<T, float>)
+    return MPI_FLOAT;
+  else if constexpr (std::is_same_v<T, double>)
+    return MPI_DOUBLE;
+  else if constexpr (std::is_same_v<T, int>)
+    return MPI_INT;
+  else
+    return MPI_LONG;
 }
 
 template <class T>
@@ -125,8 +131,10 @@ class AllreduceCase final : public OpCase {
   void generate(std::uint64_t data_seed, bool reference) override {
     Rng rng{data_seed};
     for (T& x : send_) {
-      if constexpr (std::is_floating_point_v<T>) x = static_cast<T>(2.0 * rng.uniform01() - 1.0);
-      else x = static_cast<T>(static_cast<long>(rng.next() % 2001) - 1000);
+      if constexpr (std::is_floating_point_v<T>)
+        x = static_cast<T>(2.0 * rng.uniform01() - 1.0);
+      else
+        x = static_cast<T>(static_cast<long>(rng.next() % 2001) - 1000);
     }
     if (!reference) return;
     MPI_Allreduce(send_.data(), ref_.data(), cp_.count, mpi_type<T>(), MPI_SUM, cp_.comm);
@@ -185,8 +193,12 @@ class ReduceCase final : public OpCase {
   static constexpr int kRoot = 0;
 
   explicit ReduceCase(const CaseParams& cp)
-      : cp_(cp), n_(static_cast<size_t>(cp.count)), root_(cp.rank == kRoot), send_(n_),
-        recv_(root_ ? n_ : 0), ref_(root_ ? n_ : 0) {
+      : cp_(cp),
+        n_(static_cast<size_t>(cp.count)),
+        root_(cp.rank == kRoot),
+        send_(n_),
+        recv_(root_ ? n_ : 0),
+        ref_(root_ ? n_ : 0) {
     if constexpr (std::is_floating_point_v<T>) {
       abs_send_.resize(n_);
       if (root_) abs_ref_.resize(n_);
@@ -196,8 +208,10 @@ class ReduceCase final : public OpCase {
   void generate(std::uint64_t data_seed, bool reference) override {
     Rng rng{data_seed};
     for (T& x : send_) {
-      if constexpr (std::is_floating_point_v<T>) x = static_cast<T>(2.0 * rng.uniform01() - 1.0);
-      else x = static_cast<T>(static_cast<long>(rng.next() % 2001) - 1000);
+      if constexpr (std::is_floating_point_v<T>)
+        x = static_cast<T>(2.0 * rng.uniform01() - 1.0);
+      else
+        x = static_cast<T>(static_cast<long>(rng.next() % 2001) - 1000);
     }
     if (!reference) return;
     MPI_Reduce(send_.data(), mpi_out(ref_), cp_.count, mpi_type<T>(), MPI_SUM, kRoot, cp_.comm);
@@ -264,8 +278,10 @@ template <class T>
 void fill_random(Buffer<T>& v, std::uint64_t data_seed) {
   Rng rng{data_seed};
   for (T& x : v) {
-    if constexpr (std::is_floating_point_v<T>) x = static_cast<T>(2.0 * rng.uniform01() - 1.0);
-    else x = static_cast<T>(static_cast<long>(rng.next() % 2001) - 1000);
+    if constexpr (std::is_floating_point_v<T>)
+      x = static_cast<T>(2.0 * rng.uniform01() - 1.0);
+    else
+      x = static_cast<T>(static_cast<long>(rng.next() % 2001) - 1000);
   }
 }
 
@@ -284,12 +300,15 @@ class BcastCase final : public OpCase {
   static constexpr int kRoot = 0;
 
   explicit BcastCase(const CaseParams& cp)
-      : cp_(cp), root_(cp.rank == kRoot), buf_(static_cast<size_t>(cp.count)),
+      : cp_(cp),
+        root_(cp.rank == kRoot),
+        buf_(static_cast<size_t>(cp.count)),
         ref_(static_cast<size_t>(cp.count)) {}
 
   void generate(std::uint64_t data_seed, bool reference) override {
     if (root_) fill_random(ref_, data_seed);
-    if (reference) MPI_Bcast(ref_.data(), static_cast<int>(cp_.count), mpi_type<T>(), kRoot, cp_.comm);
+    if (reference)
+      MPI_Bcast(ref_.data(), static_cast<int>(cp_.count), mpi_type<T>(), kRoot, cp_.comm);
     if (root_) buf_ = ref_;
   }
   void reset_output() override {
@@ -297,12 +316,12 @@ class BcastCase final : public OpCase {
   }
   int run(const std::string& algorithm, const papcoll_options* opt) override {
     if (algorithm == "native")
-      return MPI_Bcast(buf_.data(), static_cast<int>(cp_.count), mpi_type<T>(), kRoot,
-                       cp_.comm) == MPI_SUCCESS
+      return MPI_Bcast(buf_.data(), static_cast<int>(cp_.count), mpi_type<T>(), kRoot, cp_.comm) ==
+                     MPI_SUCCESS
                  ? PAPCOLL_SUCCESS
                  : PAPCOLL_ERR_MPI;
-    return papcoll_bcast(buf_.data(), static_cast<int>(cp_.count), mpi_type<T>(), kRoot,
-                         cp_.comm, opt);
+    return papcoll_bcast(buf_.data(), static_cast<int>(cp_.count), mpi_type<T>(), kRoot, cp_.comm,
+                         opt);
   }
   bool check() const override {
     return std::memcmp(buf_.data(), ref_.data(), buf_.size() * sizeof(T)) == 0;
@@ -338,8 +357,7 @@ class AllgathervCase final : public OpCase {
   int run(const std::string& algorithm, const papcoll_options* opt) override {
     if (algorithm == "native")
       return MPI_Allgatherv(send_.data(), counts_[cp_.rank], mpi_type<T>(), recv_.data(),
-                            counts_.data(), displs_.data(), mpi_type<T>(),
-                            cp_.comm) == MPI_SUCCESS
+                            counts_.data(), displs_.data(), mpi_type<T>(), cp_.comm) == MPI_SUCCESS
                  ? PAPCOLL_SUCCESS
                  : PAPCOLL_ERR_MPI;
     return papcoll_allgatherv(send_.data(), counts_[cp_.rank], mpi_type<T>(), recv_.data(),
@@ -382,7 +400,9 @@ class ScattervCase final : public OpCase {
   static constexpr int kRoot = 0;
 
   explicit ScattervCase(const CaseParams& cp)
-      : cp_(cp), root_(cp.rank == kRoot), counts_(proportional_counts(cp.count, cp.weights)),
+      : cp_(cp),
+        root_(cp.rank == kRoot),
+        counts_(proportional_counts(cp.count, cp.weights)),
         displs_(static_cast<size_t>(cp.p), 0) {
     for (int i = 1; i < cp.p; ++i) displs_[i] = displs_[i - 1] + counts_[i - 1];
     if (root_) send_.resize(static_cast<size_t>(cp.count));
@@ -399,9 +419,8 @@ class ScattervCase final : public OpCase {
   void reset_output() override { poison(recv_); }
   int run(const std::string& algorithm, const papcoll_options* opt) override {
     if (algorithm == "native")
-      return MPI_Scatterv(send_.data(), counts_.data(), displs_.data(), mpi_type<T>(),
-                          recv_.data(), counts_[cp_.rank], mpi_type<T>(), kRoot,
-                          cp_.comm) == MPI_SUCCESS
+      return MPI_Scatterv(send_.data(), counts_.data(), displs_.data(), mpi_type<T>(), recv_.data(),
+                          counts_[cp_.rank], mpi_type<T>(), kRoot, cp_.comm) == MPI_SUCCESS
                  ? PAPCOLL_SUCCESS
                  : PAPCOLL_ERR_MPI;
     return papcoll_scatterv(send_.data(), counts_.data(), displs_.data(), mpi_type<T>(),
@@ -426,7 +445,9 @@ class GathervCase final : public OpCase {
   static constexpr int kRoot = 0;
 
   explicit GathervCase(const CaseParams& cp)
-      : cp_(cp), root_(cp.rank == kRoot), counts_(proportional_counts(cp.count, cp.weights)),
+      : cp_(cp),
+        root_(cp.rank == kRoot),
+        counts_(proportional_counts(cp.count, cp.weights)),
         displs_(static_cast<size_t>(cp.p), 0) {
     for (int i = 1; i < cp.p; ++i) displs_[i] = displs_[i - 1] + counts_[i - 1];
     send_.resize(static_cast<size_t>(counts_[cp.rank]));
@@ -524,8 +545,7 @@ std::vector<double> half_times_ms(const BenchOptions& o, double max_delay_ms, in
                                   std::uint64_t delay_seed) {
   std::vector<double> half(static_cast<size_t>(p), (max_delay_ms + o.compute_ms) / 2.0);
   switch (o.mode) {
-    case DelayMode::none:
-      break;
+    case DelayMode::none: break;
     case DelayMode::one_late:
       // The late rank's arrival is max_delay later than the others'. Fig. 9's pseudo-code
       // reads halfTime += maxDelay (2 x maxDelay in total, as halfTime is slept twice), but
@@ -548,8 +568,8 @@ std::vector<double> half_times_ms(const BenchOptions& o, double max_delay_ms, in
       const int k = std::min(o.late_count, p);  // K < p was checked (check_mode_for_ranks)
       const std::vector<int> late = first_of_permutation(rng, p, k);
       for (int i = 0; i < k; ++i) {
-        const double delay =
-            o.mode == DelayMode::k_late ? max_delay_ms : max_delay_ms * (i + 1) / k;
+        const double delay = o.mode == DelayMode::k_late ? max_delay_ms
+                                                         : max_delay_ms * (i + 1) / k;
         half[static_cast<size_t>(late[i])] += delay / 2.0;
       }
       break;
@@ -695,8 +715,9 @@ int main(int argc, char** argv) {
   if (std::string err = check_mode_for_ranks(opt, p); !err.empty()) return usage_error(err);
 
   // Fail before the sweep, not after it, if the JSON or CSV file cannot be written.
-  for (const auto& [flag, path] : {std::pair<const char*, const std::string*>{"--json", &opt.json_path},
-                                   {"--csv", &opt.csv_path}}) {
+  for (const auto& [flag, path] :
+       {std::pair<const char*, const std::string*>{"--json", &opt.json_path},
+        {"--csv", &opt.csv_path}}) {
     int ok = 1;
     if (rank == 0 && !path->empty()) {
       std::ofstream probe(*path, std::ios::app);
@@ -727,8 +748,8 @@ int main(int argc, char** argv) {
     papcoll_monitor& mon = m == PatMode::monitor ? edge_monitor : history_monitor;
     if (const int rc = papcoll_monitor_create_config(comm, &mc, &mon); rc != PAPCOLL_SUCCESS) {
       if (rank == 0)
-        std::cerr << "papcoll-bench: --pat " << pat_mode_name(m) << ": "
-                  << papcoll_error_string(rc) << ": " << papcoll_last_error() << "\n";
+        std::cerr << "papcoll-bench: --pat " << pat_mode_name(m) << ": " << papcoll_error_string(rc)
+                  << ": " << papcoll_last_error() << "\n";
 #ifdef PAPCOLL_SMPI
       if (rank == 0 && rc == PAPCOLL_ERR_THREAD)
         std::cerr << "papcoll-bench: SimGrid SMPI simulates no threads (MPI_THREAD_MULTIPLE is "
@@ -760,8 +781,10 @@ int main(int argc, char** argv) {
     copt.gamma = opt.gamma;
     MPI_Barrier(comm);
     const double t0 = MPI_Wtime();
-    if (papcoll_calibrate(comm, &copt) != PAPCOLL_SUCCESS || papcoll_last_network(&net) != PAPCOLL_SUCCESS) {
-      if (rank == 0) std::cerr << "papcoll-bench: papcoll_calibrate: " << papcoll_last_error() << "\n";
+    if (papcoll_calibrate(comm, &copt) != PAPCOLL_SUCCESS ||
+        papcoll_last_network(&net) != PAPCOLL_SUCCESS) {
+      if (rank == 0)
+        std::cerr << "papcoll-bench: papcoll_calibrate: " << papcoll_last_error() << "\n";
       return finish(1);
     }
     info.delta = delta_params(opt, net);
@@ -788,8 +811,8 @@ int main(int argc, char** argv) {
       std::cout << "# portions (" << counts_dist_label(opt.counts_dist, opt.counts_ratio)
                 << ") per rank, relative to the smallest:";
       for (double w : rank_weights) std::cout << ' ' << format_ms(w / lo);
-      std::cout << "\n# link model: " << (opt.model_path.empty() ? "none (papcoll's alpha, beta)"
-                                                                 : opt.model_path)
+      std::cout << "\n# link model: "
+                << (opt.model_path.empty() ? "none (papcoll's alpha, beta)" : opt.model_path)
                 << "\n";
     }
     std::cout.flush();
@@ -890,8 +913,8 @@ int main(int argc, char** argv) {
           }
           // --oracle-with-monitor: the monitor thread runs (begin, edge, exchange) but the
           // oracle's arrivals take precedence, so its side effects hit oracle runs as well.
-          const bool edge_mode =
-              pat == PatMode::monitor || (pat == PatMode::oracle && opt.oracle_with_monitor);
+          const bool edge_mode = pat == PatMode::monitor ||
+                                 (pat == PatMode::oracle && opt.oracle_with_monitor);
           papcoll_monitor mon = nullptr;
           if (through_papcoll && edge_mode) mon = edge_monitor;
           if (through_papcoll && pat == PatMode::history) mon = history_monitor;
@@ -908,9 +931,8 @@ int main(int argc, char** argv) {
           if (mon != nullptr && edge_mode) papcoll_monitor_begin(mon);
           const auto start = BenchClock::now();
           sleep_until(start + my_half);
-          const int edge_rc =
-              edge_hook(EdgeInfo{0.5, half[rank] / 1000.0, iteration, &alg,
-                                 edge_mode ? mon : nullptr});
+          const int edge_rc = edge_hook(
+              EdgeInfo{0.5, half[rank] / 1000.0, iteration, &alg, edge_mode ? mon : nullptr});
           sleep_until(start + 2 * my_half);
 
           const double arrival = clock_s(BenchClock::now()) - origin;
@@ -926,17 +948,18 @@ int main(int argc, char** argv) {
           // equal). Identical on every rank, so rank 0's error is everyone's.
           bool have_pattern = through_papcoll;
           int source = PAPCOLL_PATTERN_NONE;
-          if (pat == PatMode::oracle) used = arrivals;
-          else std::fill(used.begin(), used.end(), 0.0);
+          if (pat == PatMode::oracle)
+            used = arrivals;
+          else
+            std::fill(used.begin(), used.end(), 0.0);
           if (mon != nullptr && pat != PatMode::oracle &&
               papcoll_monitor_pattern(mon, used.data(), p, &source) != 0)
             have_pattern = false;
           const bool ok = rc == PAPCOLL_SUCCESS && (!opt.check || op_case->check());
           if (rc != PAPCOLL_SUCCESS) {
             const std::string msg = papcoll_last_error();
-            std::fprintf(stderr, "papcoll-bench: rank %d: %s algorithm '%s' failed: %s: %s\n",
-                         rank, opt.op.c_str(), alg.c_str(), papcoll_error_string(rc),
-                         msg.c_str());
+            std::fprintf(stderr, "papcoll-bench: rank %d: %s algorithm '%s' failed: %s: %s\n", rank,
+                         opt.op.c_str(), alg.c_str(), papcoll_error_string(rc), msg.c_str());
             if (rank == 0 && cr.algos[a].error_message.empty())
               cr.algos[a].error_message = std::string(papcoll_error_string(rc)) + ": " + msg;
           }
@@ -949,7 +972,8 @@ int main(int argc, char** argv) {
           if (flags & 2) {
             ++res.error_iterations;
             failed[a] = true;
-            if (res.error_message.empty()) res.error_message = "failed on another rank (see stderr)";
+            if (res.error_message.empty())
+              res.error_message = "failed on another rank (see stderr)";
             continue;
           }
           if (flags & 1) ++res.incorrect_iterations;
@@ -971,8 +995,10 @@ int main(int argc, char** argv) {
             if (!ran.empty()) {
               auto it = std::find_if(res.ran.begin(), res.ran.end(),
                                      [&](const auto& e) { return e.first == ran; });
-              if (it == res.ran.end()) res.ran.emplace_back(ran, 1);
-              else ++it->second;
+              if (it == res.ran.end())
+                res.ran.emplace_back(ran, 1);
+              else
+                ++it->second;
             }
             const PostArrival pa = post_arrival(all_arrivals, all_finishes);
             res.post_arrival_ms.push_back(pa.post_arrival_ms);

@@ -64,9 +64,12 @@ bool parse_size_arg(const std::string& s, SizeArg* out) {
   long long mult = 1;
   std::string digits = s;
   switch (s.back()) {
-    case 'K': case 'k': mult = 1LL << 10; break;
-    case 'M': case 'm': mult = 1LL << 20; break;
-    case 'G': case 'g': mult = 1LL << 30; break;
+    case 'K':
+    case 'k': mult = 1LL << 10; break;
+    case 'M':
+    case 'm': mult = 1LL << 20; break;
+    case 'G':
+    case 'g': mult = 1LL << 30; break;
     default: break;
   }
   if (mult != 1) digits.pop_back();
@@ -193,9 +196,7 @@ int dtype_size(Dtype d) {
 
 bool dtype_is_float(Dtype d) { return d == Dtype::float32 || d == Dtype::float64; }
 
-std::vector<std::string> split_commas(const std::string& s) {
-  return papcoll_cli::split_commas(s);
-}
+std::vector<std::string> split_commas(const std::string& s) { return papcoll_cli::split_commas(s); }
 
 std::string format_count(long long n) {
   if (n > 0 && n % (1LL << 30) == 0) return std::to_string(n >> 30) + "G";
@@ -222,14 +223,20 @@ ParseResult parse_bench_options(int argc, const char* const* argv, BenchOptions&
   bool sizes_given = false;
 
   // --- what to measure -----------------------------------------------------------------------
-  add_checked(app, "--op", [&](const std::string& v) -> std::string {
+  add_checked(
+      app, "--op",
+      [&](const std::string& v) -> std::string {
         if (v.empty()) return "needs a value";
         out.op = v;  // checked against the table of op runners by main
         return "";
-      }, "collective to measure: allreduce, reduce, bcast, allgatherv, scatterv, gatherv "
-         "(reduce, bcast, scatterv, gatherv: root 0; default allreduce)", "NAME")
+      },
+      "collective to measure: allreduce, reduce, bcast, allgatherv, scatterv, gatherv "
+      "(reduce, bcast, scatterv, gatherv: root 0; default allreduce)",
+      "NAME")
       ->group("What to measure");
-  add_checked(app, "--algo", [&](const std::string& v) -> std::string {
+  add_checked(
+      app, "--algo",
+      [&](const std::string& v) -> std::string {
         out.algorithms.clear();
         for (const std::string& a : papcoll_cli::split_commas(v)) {
           if (a.empty()) return "empty algorithm name in '" + v + "'";
@@ -238,16 +245,20 @@ ParseResult parse_bench_options(int argc, const char* const* argv, BenchOptions&
           out.algorithms.push_back(a);
         }
         return "";
-      }, "algorithms: any name papcoll accepts for the op, 'auto', and 'native' (the MPI "
-         "library's collective directly); 'all' is every one of them. Defaults:\n"
-         "allreduce ring,rabenseifner,recursive-doubling,linear,slt,prr,native\n"
-         "reduce clairvoyant,binomial,rabenseifner,radix-k,ring,native\n"
-         "bcast circulant,binomial,scatter-allgather,chain,native\n"
-         "allgatherv circulant,ring,bruck,linear,auto,native\n"
-         "scatterv, gatherv linear,binomial,binomial-minfirst,binomial-maxfirst,\n"
-         "traff,traff-model,auto,native", "A,B,...|all")
+      },
+      "algorithms: any name papcoll accepts for the op, 'auto', and 'native' (the MPI "
+      "library's collective directly); 'all' is every one of them. Defaults:\n"
+      "allreduce ring,rabenseifner,recursive-doubling,linear,slt,prr,native\n"
+      "reduce clairvoyant,binomial,rabenseifner,radix-k,ring,native\n"
+      "bcast circulant,binomial,scatter-allgather,chain,native\n"
+      "allgatherv circulant,ring,bruck,linear,auto,native\n"
+      "scatterv, gatherv linear,binomial,binomial-minfirst,binomial-maxfirst,\n"
+      "traff,traff-model,auto,native",
+      "A,B,...|all")
       ->group("What to measure");
-  add_checked(app, "--size", [&](const std::string& v) -> std::string {
+  add_checked(
+      app, "--size",
+      [&](const std::string& v) -> std::string {
         sizes.clear();
         sizes_given = true;
         for (const std::string& s : papcoll_cli::split_commas(v)) {
@@ -258,127 +269,186 @@ ParseResult parse_bench_options(int argc, const char* const* argv, BenchOptions&
           sizes.push_back(a);
         }
         return "";
-      }, "elements per rank (allgatherv, scatterv, gatherv: in all); K/M/G = 1024^1/2/3 "
-         "elements, or bytes: 4MiB (default 1M)", "N[,N...]")
+      },
+      "elements per rank (allgatherv, scatterv, gatherv: in all); K/M/G = 1024^1/2/3 "
+      "elements, or bytes: 4MiB (default 1M)",
+      "N[,N...]")
       ->group("What to measure");
-  add_checked(app, "--dtype", [&](const std::string& v) -> std::string {
-        if (v == "float") out.dtype = Dtype::float32;
-        else if (v == "double") out.dtype = Dtype::float64;
-        else if (v == "int") out.dtype = Dtype::int32;
-        else if (v == "long") out.dtype = Dtype::int64;
-        else return "'" + v + "' is not one of float, double, int, long";
+  add_checked(
+      app, "--dtype",
+      [&](const std::string& v) -> std::string {
+        if (v == "float")
+          out.dtype = Dtype::float32;
+        else if (v == "double")
+          out.dtype = Dtype::float64;
+        else if (v == "int")
+          out.dtype = Dtype::int32;
+        else if (v == "long")
+          out.dtype = Dtype::int64;
+        else
+          return "'" + v + "' is not one of float, double, int, long";
         return "";
-      }, "element type (default float); the op is MPI_SUM", "float|double|int|long")
+      },
+      "element type (default float); the op is MPI_SUM", "float|double|int|long")
       ->group("What to measure");
-  add_checked(app, "--shape", [&](const std::string& v) -> std::string {
-        if (v == "regular") out.shape = Shape::regular;
-        else if (v == "irregular") out.shape = Shape::irregular;
-        else if (v == "degenerate") out.shape = Shape::degenerate;
-        else return "'" + v + "' is not one of regular, irregular, degenerate";
+  add_checked(
+      app, "--shape",
+      [&](const std::string& v) -> std::string {
+        if (v == "regular")
+          out.shape = Shape::regular;
+        else if (v == "irregular")
+          out.shape = Shape::irregular;
+        else if (v == "degenerate")
+          out.shape = Shape::degenerate;
+        else
+          return "'" + v + "' is not one of regular, irregular, degenerate";
         return "";
-      }, "allgatherv contributions: equal, rank i in proportion to i, or rank 0 "
-         "everything (default regular)", "regular|irregular|degenerate")
+      },
+      "allgatherv contributions: equal, rank i in proportion to i, or rank 0 "
+      "everything (default regular)",
+      "regular|irregular|degenerate")
       ->group("What to measure");
-  add_checked(app, "--counts-dist", [&](const std::string& v) -> std::string {
+  add_checked(
+      app, "--counts-dist",
+      [&](const std::string& v) -> std::string {
         const std::string bad =
-            "'" + v + "' is not one of equal, cpu-speed, cpu-speed:measure, ratio:R (R a number >= 1)";
-        if (v == "equal") out.counts_dist = CountsDist::equal;
-        else if (v == "cpu-speed") out.counts_dist = CountsDist::cpu_speed;
-        else if (v == "cpu-speed:measure") out.counts_dist = CountsDist::cpu_speed_measured;
+            "'" + v +
+            "' is not one of equal, cpu-speed, cpu-speed:measure, ratio:R (R a number >= 1)";
+        if (v == "equal")
+          out.counts_dist = CountsDist::equal;
+        else if (v == "cpu-speed")
+          out.counts_dist = CountsDist::cpu_speed;
+        else if (v == "cpu-speed:measure")
+          out.counts_dist = CountsDist::cpu_speed_measured;
         else if (v.rfind("ratio:", 0) == 0) {
           double r = 0;
           if (!parse_plain_number(v.substr(6), &r) || !(r >= 1)) return bad;
           out.counts_dist = CountsDist::ratio;
           out.counts_ratio = r;
-        } else return bad;
+        } else
+          return bad;
         return "";
-      }, "scatterv/gatherv portions: equal; in proportion to CPU speeds (seeded "
-         "stand-ins in [1,4), or :measure with a trivial CPU benchmark per rank, as in "
-         "Dichev et al.); ratio:R geometric, largest/smallest = R (default equal)",
+      },
+      "scatterv/gatherv portions: equal; in proportion to CPU speeds (seeded "
+      "stand-ins in [1,4), or :measure with a trivial CPU benchmark per rank, as in "
+      "Dichev et al.); ratio:R geometric, largest/smallest = R (default equal)",
       "equal|cpu-speed|cpu-speed:measure|ratio:R")
       ->group("What to measure");
-  add_checked(app, "--model", [&](const std::string& v) -> std::string {
+  add_checked(
+      app, "--model",
+      [&](const std::string& v) -> std::string {
         if (v.empty()) return "needs a file name";
         out.model_path = v;
         return "";
-      }, "link model file for the model-based scatterv/gatherv trees "
-         "(papcoll_options.model_file; default: papcoll's alpha, beta)", "FILE")
+      },
+      "link model file for the model-based scatterv/gatherv trees "
+      "(papcoll_options.model_file; default: papcoll's alpha, beta)",
+      "FILE")
       ->group("What to measure");
   for (const char* flag : {"--alpha", "--beta", "--gamma"}) {
     double* target = flag[2] == 'a' ? &out.alpha : flag[2] == 'b' ? &out.beta : &out.gamma;
-    add_checked(app, flag, [target](const std::string& v) -> std::string {
+    add_checked(
+        app, flag,
+        [target](const std::string& v) -> std::string {
           char* end = nullptr;
           const double x = std::strtod(v.c_str(), &end);
           if (v.empty() || *end != '\0' || !(x >= 0) || !std::isfinite(x))
             return "'" + v + "' is not a number >= 0";
           *target = x;
           return "";
-        }, flag[2] == 'a' ? "papcoll_options.alpha: seconds per message (0 = papcoll's)"
-           : flag[2] == 'b' ? "papcoll_options.beta: seconds per byte sent (0 = papcoll's)"
-                            : "papcoll_options.gamma: seconds per byte reduced (0 = papcoll's)",
+        },
+        flag[2] == 'a'   ? "papcoll_options.alpha: seconds per message (0 = papcoll's)"
+        : flag[2] == 'b' ? "papcoll_options.beta: seconds per byte sent (0 = papcoll's)"
+                         : "papcoll_options.gamma: seconds per byte reduced (0 = papcoll's)",
         flag[2] == 'a' ? "S" : "S/B")
         ->group("What to measure");
   }
-  add_checked(app, "--blocks", [&](const std::string& v) -> std::string {
+  add_checked(
+      app, "--blocks",
+      [&](const std::string& v) -> std::string {
         long long n = 0;
         if (!parse_count(v, 0, INT_MAX, &n)) return "'" + v + "' is not an integer >= 0";
         out.blocks = static_cast<int>(n);
         return "";
-      }, "blocks per buffer (allgatherv: per rank), 0 = algorithm default (default 0)", "B")
+      },
+      "blocks per buffer (allgatherv: per rank), 0 = algorithm default (default 0)", "B")
       ->group("What to measure");
 
   // --- iterations and delays -----------------------------------------------------------------
-  add_checked(app, "--iters", [&](const std::string& v) -> std::string {
+  add_checked(
+      app, "--iters",
+      [&](const std::string& v) -> std::string {
         long long n = 0;
         if (!parse_count(v, 1, 1000000, &n)) return "'" + v + "' is not an integer in 1..1000000";
         out.iters = static_cast<int>(n);
         return "";
-      }, "measured iterations (default 32)", "N")
+      },
+      "measured iterations (default 32)", "N")
       ->group("Iterations and delays");
-  add_checked(app, "--warmup", [&](const std::string& v) -> std::string {
+  add_checked(
+      app, "--warmup",
+      [&](const std::string& v) -> std::string {
         long long n = 0;
         if (!parse_count(v, 0, 1000000, &n)) return "'" + v + "' is not an integer in 0..1000000";
         out.warmup = static_cast<int>(n);
         return "";
-      }, "discarded iterations before them (default 3)", "N")
+      },
+      "discarded iterations before them (default 3)", "N")
       ->group("Iterations and delays");
-  add_checked(app, "--mode", [&](const std::string& v) -> std::string {
-        if (v == "none") out.mode = DelayMode::none;
-        else if (v == "one-late") out.mode = DelayMode::one_late;
-        else if (v == "rand-late") out.mode = DelayMode::rand_late;
+  add_checked(
+      app, "--mode",
+      [&](const std::string& v) -> std::string {
+        if (v == "none")
+          out.mode = DelayMode::none;
+        else if (v == "one-late")
+          out.mode = DelayMode::one_late;
+        else if (v == "rand-late")
+          out.mode = DelayMode::rand_late;
         else if (v.rfind("k-late:", 0) == 0 && parse_late_count(v.substr(7), &out.late_count))
           out.mode = DelayMode::k_late;
         else if (v.rfind("staggered:", 0) == 0 && parse_late_count(v.substr(10), &out.late_count))
           out.mode = DelayMode::staggered;
         else
-          return "'" + v + "' is not one of none, one-late, rand-late, k-late:K, staggered:K (K an "
+          return "'" + v +
+                 "' is not one of none, one-late, rand-late, k-late:K, staggered:K (K an "
                  "integer >= 1, the number of late ranks)";
         return "";
-      }, "delay mode: none, one-late, rand-late, k-late:K (K ranks late by the max "
-         "delay), staggered:K (K ranks late by max/K, 2max/K, ..., max); K < p "
-         "(default one-late)", "M")
+      },
+      "delay mode: none, one-late, rand-late, k-late:K (K ranks late by the max "
+      "delay), staggered:K (K ranks late by max/K, 2max/K, ..., max); K < p "
+      "(default one-late)",
+      "M")
       ->group("Iterations and delays");
-  add_checked(app, "--max-delay", [&](const std::string& v) -> std::string {
+  add_checked(
+      app, "--max-delay",
+      [&](const std::string& v) -> std::string {
         out.max_delays_ms.clear();
         for (const std::string& s : papcoll_cli::split_commas(v)) {
           double ms = 0;
           if (!parse_duration_ms(s, &ms))
-            return "'" + s + "' is not a duration >= 0 (ms, or with a unit: 200us, 20ms, 0.5s; at "
+            return "'" + s +
+                   "' is not a duration >= 0 (ms, or with a unit: 200us, 20ms, 0.5s; at "
                    "most 1 hour)";
           out.max_delays_ms.push_back(ms);
         }
         return "";
-      }, "maximal delay: a number of ms, or with a unit: 200us, 20ms, 0.5s\n(default 20)",
-      "D[,D...]")
+      },
+      "maximal delay: a number of ms, or with a unit: 200us, 20ms, 0.5s\n(default 20)", "D[,D...]")
       ->group("Iterations and delays");
-  add_checked(app, "--compute-ms", [&](const std::string& v) -> std::string {
+  add_checked(
+      app, "--compute-ms",
+      [&](const std::string& v) -> std::string {
         if (!parse_duration_ms(v, &out.compute_ms))
-          return "'" + v + "' is not a duration >= 0 (ms, or with a unit: 200us, 20ms, 0.5s; at "
+          return "'" + v +
+                 "' is not a duration >= 0 (ms, or with a unit: 200us, 20ms, 0.5s; at "
                  "most 1 hour)";
         return "";
-      }, "base of the emulated computation, ms or with a unit (paper: 100;\ndefault 10)", "D")
+      },
+      "base of the emulated computation, ms or with a unit (paper: 100;\ndefault 10)", "D")
       ->group("Iterations and delays");
-  add_checked(app, "--seed", [&](const std::string& v) -> std::string {
+  add_checked(
+      app, "--seed",
+      [&](const std::string& v) -> std::string {
         if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos)
           return "'" + v + "' is not a non-negative integer";
         errno = 0;
@@ -386,88 +456,123 @@ ParseResult parse_bench_options(int argc, const char* const* argv, BenchOptions&
         if (errno != 0) return "'" + v + "' is out of range";
         out.seed = s;
         return "";
-      }, "seed of the data and of the shared random delays (default 1)", "S")
+      },
+      "seed of the data and of the shared random delays (default 1)", "S")
       ->group("Iterations and delays");
 
   // --- arrival patterns ----------------------------------------------------------------------
-  add_checked(app, "--pat", [&](const std::string& v) -> std::string {
+  add_checked(
+      app, "--pat",
+      [&](const std::string& v) -> std::string {
         out.pats.clear();
         for (const std::string& x : papcoll_cli::split_commas(v)) {
           PatMode m;
-          if (x == "oracle") m = PatMode::oracle;
-          else if (x == "monitor") m = PatMode::monitor;
-          else if (x == "history") m = PatMode::history;
-          else if (x == "none") m = PatMode::none;
-          else return "'" + x + "' is not one of oracle, monitor, history, none";
+          if (x == "oracle")
+            m = PatMode::oracle;
+          else if (x == "monitor")
+            m = PatMode::monitor;
+          else if (x == "history")
+            m = PatMode::history;
+          else if (x == "none")
+            m = PatMode::none;
+          else
+            return "'" + x + "' is not one of oracle, monitor, history, none";
           if (std::find(out.pats.begin(), out.pats.end(), m) != out.pats.end())
             return "'" + x + "' listed twice";
           out.pats.push_back(m);
         }
         return "";
-      }, "arrival pattern papcoll gets (default oracle): oracle (the injected "
-         "times), monitor (progress-monitor thread, begin + edge(0.5) as in Fig. 9; "
-         "needs MPI_THREAD_MULTIPLE), history (predicted from earlier iterations, "
-         "no thread), none. A list runs every algorithm with each, interleaved", "P[,P...]")
+      },
+      "arrival pattern papcoll gets (default oracle): oracle (the injected "
+      "times), monitor (progress-monitor thread, begin + edge(0.5) as in Fig. 9; "
+      "needs MPI_THREAD_MULTIPLE), history (predicted from earlier iterations, "
+      "no thread), none. A list runs every algorithm with each, interleaved",
+      "P[,P...]")
       ->group("Arrival patterns");
-  add_checked(app, "--predictor", [&](const std::string& v) -> std::string {
-        if (v == "last") out.predictor = Predictor::last;
-        else if (v == "sma") out.predictor = Predictor::sma;
-        else if (v == "ema") out.predictor = Predictor::ema;
-        else return "'" + v + "' is not one of last, sma, ema";
+  add_checked(
+      app, "--predictor",
+      [&](const std::string& v) -> std::string {
+        if (v == "last")
+          out.predictor = Predictor::last;
+        else if (v == "sma")
+          out.predictor = Predictor::sma;
+        else if (v == "ema")
+          out.predictor = Predictor::ema;
+        else
+          return "'" + v + "' is not one of last, sma, ema";
         return "";
-      }, "history predictor (default sma)", "last|sma|ema")
+      },
+      "history predictor (default sma)", "last|sma|ema")
       ->group("Arrival patterns");
-  add_checked(app, "--window", [&](const std::string& v) -> std::string {
+  add_checked(
+      app, "--window",
+      [&](const std::string& v) -> std::string {
         long long n = 0;
         if (!parse_count(v, 1, 1024, &n)) return "'" + v + "' is not an integer in 1..1024";
         out.window = static_cast<int>(n);
         return "";
-      }, "SMA window (default 4)", "K")
+      },
+      "SMA window (default 4)", "K")
       ->group("Arrival patterns");
-  add_checked(app, "--ema-alpha", [&](const std::string& v) -> std::string {
+  add_checked(
+      app, "--ema-alpha",
+      [&](const std::string& v) -> std::string {
         double a = 0;
-        if (!parse_plain_number(v, &a) || !(a > 0 && a <= 1)) return "'" + v + "' is not a number in (0, 1]";
+        if (!parse_plain_number(v, &a) || !(a > 0 && a <= 1))
+          return "'" + v + "' is not a number in (0, 1]";
         out.ema_alpha = a;
         return "";
-      }, "EMA weight of the newest pattern, (0,1] (default 0.5)", "A")
+      },
+      "EMA weight of the newest pattern, (0,1] (default 0.5)", "A")
       ->group("Arrival patterns");
-  add_checked(app, "--warmup-messages", [&](const std::string& v) -> std::string {
+  add_checked(
+      app, "--warmup-messages",
+      [&](const std::string& v) -> std::string {
         long long n = 0;
         if (!parse_count(v, 0, 64, &n)) return "'" + v + "' is not an integer in 0..64";
         out.warmup_messages = static_cast<int>(n);
         return "";
-      }, "monitor: warm-up messages to each ring neighbour after the exchange, "
-         "0..64 (default 1)", "N")
+      },
+      "monitor: warm-up messages to each ring neighbour after the exchange, "
+      "0..64 (default 1)",
+      "N")
       ->group("Arrival patterns");
   papcoll_cli::add_flag(app, "--oracle-with-monitor", out.oracle_with_monitor,
-               "oracle runs also run the monitor (begin, edge, its thread) with the "
-               "oracle's pattern taking precedence: separates the monitor's side "
-               "effects from its prediction")
+                        "oracle runs also run the monitor (begin, edge, its thread) with the "
+                        "oracle's pattern taking precedence: separates the monitor's side "
+                        "effects from its prediction")
       ->group("Arrival patterns");
 
   // --- output --------------------------------------------------------------------------------
-  add_checked(app, "--json", [&](const std::string& v) -> std::string {
+  add_checked(
+      app, "--json",
+      [&](const std::string& v) -> std::string {
         if (v.empty()) return "needs a file name";
         out.json_path = v;
         return "";
-      }, "also write the results as JSON to FILE (rank 0)", "FILE")
+      },
+      "also write the results as JSON to FILE (rank 0)", "FILE")
       ->group("Output");
-  add_checked(app, "--csv", [&](const std::string& v) -> std::string {
+  add_checked(
+      app, "--csv",
+      [&](const std::string& v) -> std::string {
         if (v.empty()) return "needs a file name";
         out.csv_path = v;
         return "";
-      }, "also write one CSV row per algorithm and case to FILE (rank 0)", "FILE")
+      },
+      "also write one CSV row per algorithm and case to FILE (rank 0)", "FILE")
       ->group("Output");
   papcoll_cli::add_flag(app, "--quiet", out.quiet, "no progress lines on stderr")->group("Output");
   bool no_check = false;
   papcoll_cli::add_flag(app, "--no-check", no_check,
-               "timing only: no reference collective and no output check per iteration "
-               "(large simulations with folded buffers, docs/smpi.md)")
+                        "timing only: no reference collective and no output check per iteration "
+                        "(large simulations with folded buffers, docs/smpi.md)")
       ->group("Output");
 
   const papcoll_cli::Parsed parsed = papcoll_cli::parse(app, argc, argv);
   if (parsed.kind == papcoll_cli::Parsed::help) return ParseResult{ParseResult::help, parsed.text};
-  if (parsed.kind == papcoll_cli::Parsed::error) return ParseResult{ParseResult::error, parsed.text};
+  if (parsed.kind == papcoll_cli::Parsed::error)
+    return ParseResult{ParseResult::error, parsed.text};
   if (no_check) out.check = false;
   if (sizes_given) {
     out.sizes.clear();

@@ -23,7 +23,7 @@ enum class Shape { regular, irregular, degenerate };
 // (papcoll_bench_counts.hpp).
 enum class CountsDist { equal, cpu_speed, cpu_speed_measured, ratio };
 
-const char* delay_mode_name(DelayMode m);           // "k-late"
+const char* delay_mode_name(DelayMode m);          // "k-late"
 std::string delay_mode_label(DelayMode m, int k);  // "k-late:3", as --mode spells it
 const char* pat_mode_name(PatMode m);
 const char* predictor_name(Predictor p);
@@ -35,10 +35,10 @@ bool dtype_is_float(Dtype d);
 
 struct BenchOptions {
   std::string op = "allreduce";
-  std::vector<std::string> algorithms;  // empty: the op's default list (filled in by main)
+  std::vector<std::string> algorithms;    // empty: the op's default list (filled in by main)
   std::vector<long long> sizes{1 << 20};  // elements
   Dtype dtype = Dtype::float32;
-  Shape shape = Shape::regular;  // allgatherv only
+  Shape shape = Shape::regular;                // allgatherv only
   CountsDist counts_dist = CountsDist::equal;  // scatterv/gatherv only
   double counts_ratio = 1;                     // --counts-dist ratio:R
   std::string model_path;  // --model: papcoll_options.model_file (scatterv/gatherv trees)
@@ -50,12 +50,13 @@ struct BenchOptions {
   double compute_ms = 10.0;  // the paper's "+100 ms" base of the emulated computation
   std::vector<PatMode> pats{PatMode::oracle};  // a list runs every algorithm with each, interleaved
   Predictor predictor = Predictor::sma;
-  int window = 4;          // SMA window
-  double ema_alpha = 0.5;  // EMA weight of the newest pattern
-  int warmup_messages = 1; // monitor: warm-up messages per ring neighbour after the exchange
+  int window = 4;           // SMA window
+  double ema_alpha = 0.5;   // EMA weight of the newest pattern
+  int warmup_messages = 1;  // monitor: warm-up messages per ring neighbour after the exchange
   bool oracle_with_monitor = false;  // oracle runs also run the edge monitor (its pattern unused)
-  int blocks = 0;  // 0: algorithm default
-  double alpha = 0, beta = 0, gamma = 0;  // --alpha/--beta/--gamma: papcoll_options' Hockney parameters (0: papcoll's defaults)
+  int blocks = 0;                    // 0: algorithm default
+  double alpha = 0, beta = 0, gamma = 0;  // --alpha/--beta/--gamma: papcoll_options' Hockney
+                                          // parameters (0: papcoll's defaults)
   std::uint64_t seed = 1;
   std::string json_path;  // empty: no JSON
   std::string csv_path;   // empty: no CSV

@@ -92,9 +92,12 @@ std::string delays_label(const std::vector<double>& delays) {
 
 std::string bytes_label(double bytes) {
   char buf[64];
-  if (bytes >= (1 << 20)) std::snprintf(buf, sizeof buf, "%.4g MiB", bytes / (1 << 20));
-  else if (bytes >= (1 << 10)) std::snprintf(buf, sizeof buf, "%.4g KiB", bytes / (1 << 10));
-  else std::snprintf(buf, sizeof buf, "%.0f B", bytes);
+  if (bytes >= (1 << 20))
+    std::snprintf(buf, sizeof buf, "%.4g MiB", bytes / (1 << 20));
+  else if (bytes >= (1 << 10))
+    std::snprintf(buf, sizeof buf, "%.4g KiB", bytes / (1 << 10));
+  else
+    std::snprintf(buf, sizeof buf, "%.0f B", bytes);
   return buf;
 }
 
@@ -172,9 +175,9 @@ std::string verdict_line(const RunInfo& info, const ConfigResult& c, const Verdi
     for (const auto& entry : a.ran) total += entry.second;
     std::string ran;
     for (const auto& [name, n] : a.ran)
-      ran += (ran.empty() ? "" : ", ") +
-             (a.ran.size() == 1 ? name
-                                : name + " " + std::to_string(n) + "/" + std::to_string(total));
+      ran +=
+          (ran.empty() ? "" : ", ") +
+          (a.ran.size() == 1 ? name : name + " " + std::to_string(n) + "/" + std::to_string(total));
     who += " (" + ran + ")";
   }
   char buf[512];
@@ -188,8 +191,8 @@ std::string verdict_line(const RunInfo& info, const ConfigResult& c, const Verdi
   const PairedRatio& r = v.ratio;
   char interval[96];
   if (r.paired >= kVerdictMinIterations)
-    std::snprintf(interval, sizeof interval, "%.0f%% CI %.2f-%.2f, ", kVerdictLevel * 100,
-                  r.ci_low, r.ci_high);
+    std::snprintf(interval, sizeof interval, "%.0f%% CI %.2f-%.2f, ", kVerdictLevel * 100, r.ci_low,
+                  r.ci_high);
   else
     interval[0] = '\0';
   std::snprintf(buf, sizeof buf,
@@ -211,13 +214,11 @@ void print_header(std::ostream& os, const RunInfo& info) {
              : std::string())
      << " mode=" << delay_mode_label(o.mode, o.late_count)
      << " max-delay=" << delays_label(o.max_delays_ms) << "ms pat=" << pats_label(o.pats)
-     << " iters=" << o.iters << " warmup=" << o.warmup
-     << " compute=" << format_ms(o.compute_ms) << "ms blocks="
-     << (o.blocks > 0 ? std::to_string(o.blocks) : std::string("default")) << " seed=" << o.seed
-     << (o.check ? "" : " no-check") << "\n"
+     << " iters=" << o.iters << " warmup=" << o.warmup << " compute=" << format_ms(o.compute_ms)
+     << "ms blocks=" << (o.blocks > 0 ? std::to_string(o.blocks) : std::string("default"))
+     << " seed=" << o.seed << (o.check ? "" : " no-check") << "\n"
      << (o.check ? "" : "# --no-check: outputs not checked (the correct column means: no error)\n")
-     << "# algorithms: " << join(o.algorithms) << "; MPI thread level "
-     << info.thread_level << "\n"
+     << "# algorithms: " << join(o.algorithms) << "; MPI thread level " << info.thread_level << "\n"
      << "# interleaved: every iteration runs each algorithm in turn, each after its own barriers\n"
      << "#   and emulated computation (first algorithm rotates), so machine noise hits all alike\n"
      << "# elapsed = own arrival to own completion, averaged over ranks, then over iterations\n"
@@ -229,8 +230,9 @@ void print_header(std::ostream& os, const RunInfo& info) {
      << "# network (papcoll_last_network): alpha=" << format_ms(info.delta.alpha_s)
      << " s beta=" << format_ms(info.delta.beta_s_per_byte)
      << " s/B gamma=" << format_ms(info.delta.gamma_s_per_byte) << " s/B, " << info.delta.source
-     << ", " << info.delta.nodes << " node(s); measurement " << format_ms(info.delta.calibration_s * 1e3)
-     << " ms, papcoll_calibrate " << format_ms(info.delta.calibrate_call_s * 1e3) << " ms\n"
+     << ", " << info.delta.nodes << " node(s); measurement "
+     << format_ms(info.delta.calibration_s * 1e3) << " ms, papcoll_calibrate "
+     << format_ms(info.delta.calibrate_call_s * 1e3) << " ms\n"
      << "#   arrivals and completions read on "
      << (info.shared_clock ? "the ranks' shared clock (one node)"
                            : "each rank's clock from its own exit from the barriers")
@@ -257,34 +259,36 @@ void print_header(std::ostream& os, const RunInfo& info) {
 void print_table(std::ostream& os, const RunInfo& info, const ConfigResult& c) {
   const double bytes = static_cast<double>(c.count) * dtype_size(info.opt.dtype);
   const double delta = config_delta_ms(info, c);
-  os << "\n## size=" << format_count(c.count) << " (" << c.count << " " << dtype_name(info.opt.dtype)
-     << ", " << bytes_label(bytes) << ") max-delay=" << format_ms(c.max_delay_ms)
-     << "ms delta=" << format_ms(delta) << "ms\n";
+  os << "\n## size=" << format_count(c.count) << " (" << c.count << " "
+     << dtype_name(info.opt.dtype) << ", " << bytes_label(bytes)
+     << ") max-delay=" << format_ms(c.max_delay_ms) << "ms delta=" << format_ms(delta) << "ms\n";
   char line[256];
-  std::snprintf(line, sizeof line, "%-20s %-8s %10s %10s %10s %9s %8s %8s %11s  %s\n",
-                "algorithm", "pat", "mean_ms", "stddev_ms", "median_ms", "P_ms", "P/delta",
-                "speedup", "pred_err_ms", "correct");
+  std::snprintf(line, sizeof line, "%-20s %-8s %10s %10s %10s %9s %8s %8s %11s  %s\n", "algorithm",
+                "pat", "mean_ms", "stddev_ms", "median_ms", "P_ms", "P/delta", "speedup",
+                "pred_err_ms", "correct");
   os << line;
   for (const AlgoResult& a : c.algos) {
     const Stats s = summarize(a.samples_ms);
     const double sp = c.speedup_vs_ring(a);
     char speed[32], err[32];
-    if (sp > 0) std::snprintf(speed, sizeof speed, "%.3f", sp);
-    else std::snprintf(speed, sizeof speed, "-");
+    if (sp > 0)
+      std::snprintf(speed, sizeof speed, "%.3f", sp);
+    else
+      std::snprintf(speed, sizeof speed, "-");
     if (!a.pred_err_ms.empty())
       std::snprintf(err, sizeof err, "%.3f", summarize(a.pred_err_ms).mean);
-    else std::snprintf(err, sizeof err, "-");
+    else
+      std::snprintf(err, sizeof err, "-");
     const char* ok = a.error_iterations ? "ERROR" : (a.incorrect_iterations ? "no" : "yes");
     const double pa = summarize(a.post_arrival_ms).mean;
     if (s.n > 0)
-      std::snprintf(line, sizeof line,
-                    "%-20s %-8s %10.3f %10.3f %10.3f %9.3f %8.2f %8s %11s  %s\n",
+      std::snprintf(line, sizeof line, "%-20s %-8s %10.3f %10.3f %10.3f %9.3f %8.2f %8s %11s  %s\n",
                     a.algorithm.c_str(), pat_mode_name(a.pat), s.mean, s.stddev, s.median, pa,
                     pa / delta, speed, err, ok);
     else
       std::snprintf(line, sizeof line, "%-20s %-8s %10s %10s %10s %9s %8s %8s %11s  %s\n",
-                    a.algorithm.c_str(), pat_mode_name(a.pat), "-", "-", "-", "-", "-", speed,
-                    err, ok);
+                    a.algorithm.c_str(), pat_mode_name(a.pat), "-", "-", "-", "-", "-", speed, err,
+                    ok);
     os << line;
   }
   for (const Verdict& v : case_verdicts(info, c)) os << verdict_line(info, c, v) << "\n";
@@ -390,7 +394,8 @@ void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigR
       for (const auto& [name, n] : a.ran) ran[name] = n;
       r["ran_algorithms"] = std::move(ran);
       Json per_rank = Json::array();
-      for (const double sum : a.rank_sum_ms) per_rank.push_back(json_number(s.n > 0 ? sum / s.n : 0.0));
+      for (const double sum : a.rank_sum_ms)
+        per_rank.push_back(json_number(s.n > 0 ? sum / s.n : 0.0));
       r["per_rank_mean_ms"] = std::move(per_rank);
       r["samples_ms"] = json_numbers(a.samples_ms);
       r["post_arrival_samples_ms"] = json_numbers(a.post_arrival_ms);
@@ -459,11 +464,10 @@ void write_csv(std::ostream& os, const RunInfo& info, const std::vector<ConfigRe
         "mean_ms,stddev_ms,median_ms,min_ms,max_ms,P_ms,P_median_ms,delta_ms,P_over_delta,"
         "arrival_lag_ms,speedup_vs_ring,pred_err_ms,correct,paired_iters,ratio_vs_native,"
         "ratio_ci_low,ratio_ci_high,verdict\n";
-  const std::string late =
-      o.mode == DelayMode::none       ? "0"
-      : o.mode == DelayMode::one_late ? "1"
-      : o.mode == DelayMode::rand_late ? ""
-                                       : std::to_string(o.late_count);
+  const std::string late = o.mode == DelayMode::none        ? "0"
+                           : o.mode == DelayMode::one_late  ? "1"
+                           : o.mode == DelayMode::rand_late ? ""
+                                                            : std::to_string(o.late_count);
   for (const ConfigResult& c : configs) {
     const std::vector<Verdict> verdicts = case_verdicts(info, c);
     const double delta = config_delta_ms(info, c);
@@ -480,12 +484,13 @@ void write_csv(std::ostream& os, const RunInfo& info, const std::vector<ConfigRe
          << csv_number(c.max_delay_ms) << ',' << pat_mode_name(a.pat) << ',' << a.algorithm << ','
          << ran_label(a) << ',' << s.n << ',' << stat(s.mean) << ',' << stat(s.stddev) << ','
          << stat(s.median) << ',' << stat(s.min) << ',' << stat(s.max) << ',' << pstat(pa.mean)
-         << ',' << pstat(pa.median) << ',' << csv_number(delta) << ','
-         << pstat(pa.mean / delta) << ','
-         << csv_number(a.arrival_lag_ms.empty() ? nan : summarize(a.arrival_lag_ms).mean) << ','
-         << csv_number(sp > 0 ? sp : nan) << ','
+         << ',' << pstat(pa.median) << ',' << csv_number(delta) << ',' << pstat(pa.mean / delta)
+         << ',' << csv_number(a.arrival_lag_ms.empty() ? nan : summarize(a.arrival_lag_ms).mean)
+         << ',' << csv_number(sp > 0 ? sp : nan) << ','
          << csv_number(a.pred_err_ms.empty() ? nan : summarize(a.pred_err_ms).mean) << ','
-         << (a.correct() ? "yes" : a.error_iterations ? "ERROR" : "no");
+         << (a.correct()          ? "yes"
+             : a.error_iterations ? "ERROR"
+                                  : "no");
       const Verdict* v = nullptr;
       for (const Verdict& x : verdicts)
         if (x.row == &a) v = &x;

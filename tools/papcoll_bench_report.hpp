@@ -21,24 +21,24 @@ Stats summarize(const std::vector<double>& samples);
 // One algorithm in one (size, max delay) configuration.
 struct AlgoResult {
   std::string algorithm;
-  PatMode pat = PatMode::oracle;        // where papcoll got the arrival pattern from
+  PatMode pat = PatMode::oracle;  // where papcoll got the arrival pattern from
   // Per measured iteration: mean absolute error (ms) of the pattern papcoll used vs the injected
   // one, both relative to their earliest rank. Empty when papcoll was not involved (native).
   std::vector<double> pred_err_ms;
-  int source_counts[3] = {0, 0, 0};     // monitor patterns by source: none, edge, history
-  std::vector<double> samples_ms;       // per measured iteration: average over ranks of elapsed
+  int source_counts[3] = {0, 0, 0};  // monitor patterns by source: none, edge, history
+  std::vector<double> samples_ms;    // per measured iteration: average over ranks of elapsed
   // Per measured iteration: the post-arrival time P (mean over ranks of finish - last arrival)
   // and the arrival lag (last arrival - mean arrival); P + lag = the samples_ms entry.
   std::vector<double> post_arrival_ms;
   std::vector<double> arrival_lag_ms;
-  std::vector<double> rank_sum_ms;      // per rank: sum over measured iterations of its elapsed
+  std::vector<double> rank_sum_ms;  // per rank: sum over measured iterations of its elapsed
   // What papcoll ran (papcoll_last_algorithm() on rank 0) in the measured iterations, with how
   // many iterations each, in order of first use: auto's choices; for a named algorithm its own
   // name. Empty for native.
   std::vector<std::pair<std::string, int>> ran;
-  int incorrect_iterations = 0;         // some rank's output differed from MPI_Allreduce's
-  int error_iterations = 0;             // some rank's call returned an error
-  std::string error_message;            // first error seen on rank 0 (or a note that it was elsewhere)
+  int incorrect_iterations = 0;  // some rank's output differed from MPI_Allreduce's
+  int error_iterations = 0;      // some rank's call returned an error
+  std::string error_message;     // first error seen on rank 0 (or a note that it was elsewhere)
   bool correct() const { return incorrect_iterations == 0 && error_iterations == 0; }
 };
 
@@ -63,12 +63,12 @@ struct PostArrival {
 PostArrival post_arrival(const std::vector<double>& arrival_s, const std::vector<double>& finish_s);
 
 struct RunInfo {
-  BenchOptions opt;            // with the algorithm list filled in
+  BenchOptions opt;  // with the algorithm list filled in
   int p = 1;
-  std::string mpi_library;     // MPI_Get_library_version, first line
-  std::string thread_level;    // what MPI provided (MPI_THREAD_MULTIPLE with --pat monitor)
-  DeltaParams delta;           // alpha, beta of the yardstick delta (delta_params())
-  bool shared_clock = false;   // P's time line: one clock for all ranks, else barrier exits
+  std::string mpi_library;    // MPI_Get_library_version, first line
+  std::string thread_level;   // what MPI provided (MPI_THREAD_MULTIPLE with --pat monitor)
+  DeltaParams delta;          // alpha, beta of the yardstick delta (delta_params())
+  bool shared_clock = false;  // P's time line: one clock for all ranks, else barrier exits
   double wall_s = 0;
 };
 

@@ -35,9 +35,9 @@ double block(Op op, int count, int calls, bool wrapped, std::vector<double>& x,
     int rc = MPI_SUCCESS;
     switch (op) {
       case Op::allreduce:
-        rc = wrapped ? MPI_Allreduce(x.data(), y.data(), count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD)
-                     : PMPI_Allreduce(x.data(), y.data(), count, MPI_DOUBLE, MPI_SUM,
-                                      MPI_COMM_WORLD);
+        rc = wrapped
+                 ? MPI_Allreduce(x.data(), y.data(), count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD)
+                 : PMPI_Allreduce(x.data(), y.data(), count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         break;
       case Op::reduce:
         rc = wrapped
@@ -64,9 +64,9 @@ int main(int argc, char** argv) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   Op op = Op::allreduce;
-  const bool known_op = argc == 5 && (std::strcmp(argv[1], "allreduce") == 0 ||
-                                      std::strcmp(argv[1], "reduce") == 0 ||
-                                      std::strcmp(argv[1], "bcast") == 0);
+  const bool known_op = argc == 5 &&
+                        (std::strcmp(argv[1], "allreduce") == 0 ||
+                         std::strcmp(argv[1], "reduce") == 0 || std::strcmp(argv[1], "bcast") == 0);
   const int count = argc == 5 ? std::atoi(argv[2]) : 0;
   const int rounds = argc == 5 ? std::atoi(argv[3]) : 0;
   const int calls = argc == 5 ? std::atoi(argv[4]) : 0;

@@ -22,7 +22,8 @@ int main(int argc, char** argv) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (argc != 5) {
-    if (rank == 0) fprintf(stderr, "usage: papcoll-loop allreduce|reduce|bcast BYTES CALLS REPEATS\n");
+    if (rank == 0)
+      fprintf(stderr, "usage: papcoll-loop allreduce|reduce|bcast BYTES CALLS REPEATS\n");
     MPI_Finalize();
     return 2;
   }
@@ -38,8 +39,10 @@ int main(int argc, char** argv) {
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   for (int i = 0; i < count; ++i) in[i] = (float)(i % 7 + rank);
-  const int which = strcmp(op, "allreduce") == 0 ? 0 : strcmp(op, "reduce") == 0 ? 1
-                    : strcmp(op, "bcast") == 0 ? 2 : -1;
+  const int which = strcmp(op, "allreduce") == 0 ? 0
+                    : strcmp(op, "reduce") == 0  ? 1
+                    : strcmp(op, "bcast") == 0   ? 2
+                                                 : -1;
   if (which < 0) {
     if (rank == 0) fprintf(stderr, "papcoll-loop: unknown operation %s\n", op);
     MPI_Abort(MPI_COMM_WORLD, 2);
@@ -49,9 +52,12 @@ int main(int argc, char** argv) {
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
     for (int c = 0; c < calls; ++c) {
-      if (which == 0) MPI_Allreduce(in, out, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-      else if (which == 1) MPI_Reduce(in, out, count, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
-      else MPI_Bcast(rank == 0 ? in : out, count, MPI_FLOAT, 0, MPI_COMM_WORLD);
+      if (which == 0)
+        MPI_Allreduce(in, out, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+      else if (which == 1)
+        MPI_Reduce(in, out, count, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
+      else
+        MPI_Bcast(rank == 0 ? in : out, count, MPI_FLOAT, 0, MPI_COMM_WORLD);
     }
     double t = (MPI_Wtime() - t0) / calls, slowest = 0;
     MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);

@@ -66,15 +66,16 @@ Args parse_args(int argc, char** argv) {
                         "FILE");
   papcoll_cli::add_kept(*measure, "--sizes", a.flags,
                         "ping-pong sizes in bytes (default 1,1K,16K,64K,256K); at least two "
-                        "different", "M1,M2,...");
+                        "different",
+                        "M1,M2,...");
   papcoll_cli::add_kept(*measure, "--reps", a.flags,
                         "round trips per point, their median (default 7)", "N");
   papcoll_cli::add_kept(*measure, "--budget-s", a.flags,
-                        "no sweep starts that would end after this many seconds (default 60)",
-                        "S");
+                        "no sweep starts that would end after this many seconds (default 60)", "S");
   papcoll_cli::add_kept(*measure, "--target-ci", a.flags,
                         "stop once every 95% CI half-width is at most X times its estimate "
-                        "(default 0.05)", "X");
+                        "(default 0.05)",
+                        "X");
   papcoll_cli::add_kept(*measure, "--min-sweeps", a.flags, "at least this many sweeps (default 2)",
                         "N");
   papcoll_cli::add_kept(*measure, "--max-sweeps", a.flags, "at most this many sweeps (default 100)",
@@ -99,7 +100,8 @@ Args parse_args(int argc, char** argv) {
     a.error = "missing command";
     return a;
   }
-  if (!help && std::find(std::begin(kCommands), std::end(kCommands), first) == std::end(kCommands)) {
+  if (!help &&
+      std::find(std::begin(kCommands), std::end(kCommands), first) == std::end(kCommands)) {
     a.error = "unknown command '" + first + "'";
     return a;
   }
@@ -163,8 +165,7 @@ std::string measure_options(const Args& a, papcoll_model::MeasureOptions* o) {
     o->max_sweeps = static_cast<int>(n);
   }
   if (o->min_sweeps > o->max_sweeps) return "--min-sweeps is above --max-sweeps";
-  if (a.has("--budget-s") &&
-      !papcoll_cli::parse_duration_s(a.get("--budget-s"), 1.0, &o->budget_s))
+  if (a.has("--budget-s") && !papcoll_cli::parse_duration_s(a.get("--budget-s"), 1.0, &o->budget_s))
     return "--budget-s: seconds >= 0 (90, or with a unit: 90s, 1500ms)";
   if (a.has("--target-ci") &&
       (!parse_double(a.get("--target-ci"), &o->target_ci) || !(o->target_ci > 0)))
@@ -237,8 +238,7 @@ int measure(int argc, char** argv, const Args& a) {
       << "# worst relative 95% CI half-width: alpha " << format_g(r.worst_alpha_ci) << ", beta "
       << format_g(r.worst_beta_ci) << " (target " << format_g(o.target_ci) << ": "
       << (r.converged ? "reached" : "NOT reached") << ")\n";
-    if (r.clamped > 0)
-      c << "# " << r.clamped << " negative estimates written as 0\n";
+    if (r.clamped > 0) c << "# " << r.clamped << " negative estimates written as 0\n";
     if (!write_text(out_path, model_text(*r.model, c.str()))) {
       std::cerr << "papcoll-model: writing '" << out_path << "' failed\n";
       code = 1;
@@ -261,8 +261,8 @@ int homogeneous(const Args& a) {
   long long p = 0;
   double alpha = 0, beta = 0;
   if (!a.has("--out") || !a.has("--p") || !a.has("--alpha") || !a.has("--beta")) {
-    std::cerr << "papcoll-model: homogeneous needs --p, --alpha, --beta and --out\n" << kHelpHint
-              << "\n";
+    std::cerr << "papcoll-model: homogeneous needs --p, --alpha, --beta and --out\n"
+              << kHelpHint << "\n";
     return 2;
   }
   if (!parse_long(a.get("--p"), 1, 1 << 16, &p)) {

@@ -27,14 +27,12 @@ struct PairFit {
 
 PairFit fit_pair(const PairSeries& s) {
   PairFit f;
-  f.ab = papcoll::fit_line(s.bytes_ab, s.time_ab,
-                           papcoll::relative_weights(s.bytes_ab, s.time_ab));
-  f.ba = papcoll::fit_line(s.bytes_ba, s.time_ba,
-                           papcoll::relative_weights(s.bytes_ba, s.time_ba));
+  f.ab = papcoll::fit_line(s.bytes_ab, s.time_ab, papcoll::relative_weights(s.bytes_ab, s.time_ab));
+  f.ba = papcoll::fit_line(s.bytes_ba, s.time_ba, papcoll::relative_weights(s.bytes_ba, s.time_ba));
   const double sum = (f.ab.intercept + f.ba.intercept) / 2;
   f.alpha = sum / 2;
-  f.alpha_ci = std::sqrt(f.ab.intercept_ci * f.ab.intercept_ci +
-                         f.ba.intercept_ci * f.ba.intercept_ci) / 4;
+  f.alpha_ci =
+      std::sqrt(f.ab.intercept_ci * f.ab.intercept_ci + f.ba.intercept_ci * f.ba.intercept_ci) / 4;
   return f;
 }
 
@@ -46,8 +44,8 @@ double median(std::vector<double> v) {
 
 // `reps` round trips with `peer`: the initiator sends `out` bytes and receives `back`; the other
 // side mirrors it. Returns the initiator's median round-trip time (0 elsewhere).
-double round_trips(MPI_Comm comm, bool initiator, int peer, int out, int back, int reps,
-                   char* buf, int* mpi_rc) {
+double round_trips(MPI_Comm comm, bool initiator, int peer, int out, int back, int reps, char* buf,
+                   int* mpi_rc) {
   std::vector<double> t;
   for (int r = 0; r < reps && *mpi_rc == MPI_SUCCESS; ++r) {
     if (initiator) {
@@ -66,8 +64,7 @@ double round_trips(MPI_Comm comm, bool initiator, int peer, int out, int back, i
 
 }  // namespace
 
-std::string measure_link_model(MPI_Comm user_comm, const MeasureOptions& opt,
-                               MeasureResult* out) {
+std::string measure_link_model(MPI_Comm user_comm, const MeasureOptions& opt, MeasureResult* out) {
   MPI_Comm comm;
   MPI_Comm_dup(user_comm, &comm);
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);

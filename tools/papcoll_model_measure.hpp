@@ -23,9 +23,9 @@ namespace papcoll_model {
 
 struct MeasureOptions {
   std::vector<long long> sizes{1, 1024, 16384, 65536, 262144};  // bytes
-  int reps = 7;            // round trips per (pair, size, direction) and sweep; the median counts
-  double budget_s = 60;    // no sweep starts that would be predicted to end after this
-  double target_ci = 0.05; // stop when every relative 95% CI half-width is at most this
+  int reps = 7;             // round trips per (pair, size, direction) and sweep; the median counts
+  double budget_s = 60;     // no sweep starts that would be predicted to end after this
+  double target_ci = 0.05;  // stop when every relative 95% CI half-width is at most this
   int min_sweeps = 2;
   int max_sweeps = 100;
 };

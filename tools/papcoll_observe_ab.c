@@ -6,7 +6,8 @@
  *
  *   board-off   PAPCOLL_BOARD=0: nothing observed
  *   off         the defaults: the call board only
- *   on          PAPCOLL_REPORT=REPORT and PAPCOLL_TIMEOUT=60: the report recorded, the watchdog armed
+ *   on          PAPCOLL_REPORT=REPORT and PAPCOLL_TIMEOUT=60: the report recorded, the watchdog
+ * armed
  *
  * Every round runs a block of CALLS 8-byte papcoll_allreduce calls (MPI_DOUBLE, MPI_SUM, default
  * options: auto, which hands 8 bytes to the MPI library) through each copy, in an order rotated
@@ -20,8 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-typedef int (*allreduce_fn)(const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm,
-                            const void*);
+typedef int (*allreduce_fn)(const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm, const void*);
 
 static int compare(const void* a, const void* b) {
   const double x = *(const double*)a, y = *(const double*)b;
@@ -48,7 +48,8 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (argc != 7) {
     if (rank == 0)
-      fprintf(stderr, "usage: papcoll-observe-ab LIB_BOARD_OFF LIB_OFF LIB_ON REPORT ROUNDS CALLS\n");
+      fprintf(stderr,
+              "usage: papcoll-observe-ab LIB_BOARD_OFF LIB_OFF LIB_ON REPORT ROUNDS CALLS\n");
     MPI_Finalize();
     return 2;
   }

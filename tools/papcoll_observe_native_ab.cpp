@@ -96,8 +96,9 @@ int main(int argc, char** argv) {
     for (auto [name, v] : {std::pair{"off", off}, std::pair{"on", on}}) {
       std::vector<double> s = v;
       std::sort(s.begin(), s.end());
-      std::printf("%s %.4f us/call (median of %d blocks; fastest block %.4f, 10th percentile %.4f)\n",
-                  name, median(v), rounds, s[0], s[s.size() / 10]);
+      std::printf(
+          "%s %.4f us/call (median of %d blocks; fastest block %.4f, 10th percentile %.4f)\n", name,
+          median(v), rounds, s[0], s[s.size() / 10]);
     }
     std::printf("on/off %.4f (median of per-round ratios)\n", median(ratio));
   }

@@ -19,6 +19,7 @@
 #include "cli_common.hpp"
 #include "json_number.hpp"
 #include "model/link_model_io.hpp"
+#include "model/node_layout.hpp"
 #include "papcoll_sched_library.hpp"
 #include "papcoll_sched_time.hpp"
 #include "schedule/circulant/circulant_check.hpp"
@@ -30,14 +31,13 @@
 #include "schedule/registry.hpp"
 #include "schedule/scatter_gather/scatter_gather_generators.hpp"
 #include "schedule/schedule_io.hpp"
-#include "model/node_layout.hpp"
 #include "verify/cost_model.hpp"
 #include "verify/port_check.hpp"
 #include "verify/verifier.hpp"
 
 using namespace papcoll;
-using papcoll_cli::json_number;
 using papcoll_cli::Json;
+using papcoll_cli::json_number;
 
 namespace {
 
@@ -112,8 +112,10 @@ double parse_seconds(const std::string& flag, const std::string& v) {
     if (used != v.size() || !std::isfinite(d)) throw std::invalid_argument(v);
     return d;
   } catch (const std::exception&) {
-    usage_error(flag + " needs a finite number of seconds, or one with a unit (20ms, 200us, "
-                "0.5s), got '" + v + "'");
+    usage_error(flag +
+                " needs a finite number of seconds, or one with a unit (20ms, 200us, "
+                "0.5s), got '" +
+                v + "'");
   }
 }
 
@@ -208,33 +210,38 @@ void add_schedule_flags(CLI::App& cmd, Args& a) {
   add_kept(cmd, "--p", a.flags, "number of ranks (verify: a range P1..P2)", "P");
   add_kept(cmd, "--blocks", a.flags,
            "number of blocks (verify: a range B1..B2; allgatherv: per rank); default: the "
-           "algorithm's", "B");
+           "algorithm's",
+           "B");
   add_kept(cmd, "--root", a.flags, "root rank of a rooted collective (verify: all = every root)",
            "R");
   add_kept(cmd, "--collective", a.flags,
            "allreduce, reduce, bcast, allgatherv, scatterv, gatherv (default: allreduce if it has "
-           "ALGO, else the one collective that has it)", "C");
+           "ALGO, else the one collective that has it)",
+           "C");
   add_kept(cmd, "--arrivals", a.flags,
-           "one arrival time per rank, seconds (or with a unit: 20ms), comma separated", "a0,a1,...");
+           "one arrival time per rank, seconds (or with a unit: 20ms), comma separated",
+           "a0,a1,...");
   add_kept(cmd, "--tau", a.flags,
            "round time of the arrival-aware generators: alpha = T, beta = gamma = 0 for the "
-           "generator (seconds, or with a unit)", "T");
+           "generator (seconds, or with a unit)",
+           "T");
   add_kept(cmd, "--round-time", a.flags,
            "Clairvoyant's round time (seconds, or with a unit; default: one block's Hockney "
-           "time)", "D");
+           "time)",
+           "D");
   add_kept(cmd, "--impl", a.flags, "Clairvoyant's implementation: linear, pairing, segtree", "I");
   add_kept(cmd, "--one-node", a.flags,
            "1: the schedule as it runs when every rank is on one node (default 0)", "0|1");
   add_kept(cmd, "--bytes", a.flags, "the whole buffer, bytes (or with a suffix: 4MiB)", "M");
-  add_kept(cmd, "--alpha", a.flags,
-           "Hockney latency, seconds per message (or with a unit: 5us)", "A");
+  add_kept(cmd, "--alpha", a.flags, "Hockney latency, seconds per message (or with a unit: 5us)",
+           "A");
   add_kept(cmd, "--beta", a.flags, "seconds per byte sent", "B");
   add_kept(cmd, "--gamma", a.flags, "seconds per byte reduced (0 when --alpha or --beta is given)",
            "G");
   add_kept(cmd, "--counts", a.flags, "scatterv/gatherv: each rank's portion in elements",
            "c0,c1,...");
-  add_kept(cmd, "--elem-bytes", a.flags, "scatterv/gatherv: bytes per element of --counts (default 1)",
-           "E");
+  add_kept(cmd, "--elem-bytes", a.flags,
+           "scatterv/gatherv: bytes per element of --counts (default 1)", "E");
   add_kept(cmd, "--model", a.flags,
            "scatterv/gatherv: per-pair link model file (docs/model-format.md)", "FILE");
   add_kept(cmd, "--format", a.flags, "show, cost, time: text or json (default text)", "json|text");
@@ -246,7 +253,8 @@ void add_schedule_flags(CLI::App& cmd, Args& a) {
   add_kept(cmd, "--calls", a.flags, "time: measurements per figure (default 20)", "N");
   add_kept(cmd, "--nodes", a.flags,
            "K consecutive ranks per node: schedules and the cost model on that layout (default: "
-           "one rank per node)", "K");
+           "one rank per node)",
+           "K");
   add_kept(cmd, "--intra-alpha", a.flags,
            "latency inside a node, seconds (or with a unit; default: --alpha)", "A");
   add_kept(cmd, "--intra-beta", a.flags, "seconds per byte inside a node (default: --beta)", "B");
@@ -293,7 +301,8 @@ Args parse_args(int argc, char** argv) {
                            "what an MPI library runs for a collective and the library model's "
                            "time for it ('papcoll-sched library' alone: its options)")
       ->allow_extras();
-  CLI::App* bench = papcoll_cli::add_command(app, "bench", "time generators: clairvoyant, circulant");
+  CLI::App* bench =
+      papcoll_cli::add_command(app, "bench", "time generators: clairvoyant, circulant");
   CLI::App* bc = papcoll_cli::add_command(
       *bench, "circulant", "time the circulant send schedules for every p in --from..--to");
   papcoll_cli::add_kept(*bc, "--from", a.flags, "first p (required)", "P1");
@@ -316,8 +325,9 @@ Args parse_args(int argc, char** argv) {
   papcoll_cli::add_flag(*bv, "--json", a.json, "one JSON object instead of text");
 
   // The command comes first (anything else there is not a command, as it always was).
-  static const char* const kCommands[] = {"list", "show", "verify", "cost", "time",
-                                          "verify-circulant", "bench"};
+  static const char* const kCommands[] = {"list", "show", "verify",
+                                          "cost", "time", "verify-circulant",
+                                          "bench"};
   const std::string first = argc >= 2 ? argv[1] : "";
   if (first == "--help" || first == "-h" || first == "help") {
     std::cout << app.help();
@@ -329,7 +339,8 @@ Args parse_args(int argc, char** argv) {
   a.command = first;
   if (first == "bench") {
     const std::string second = argc >= 3 ? argv[2] : "";
-    if (second == "clairvoyant" || second == "circulant") a.command += " " + second;
+    if (second == "clairvoyant" || second == "circulant")
+      a.command += " " + second;
     else if (second != "--help" && second != "-h")
       usage_error("unknown command 'bench" + (second.empty() ? "" : " " + second) +
                   "' (bench clairvoyant or bench circulant)");
@@ -340,7 +351,8 @@ Args parse_args(int argc, char** argv) {
     std::exit(0);
   }
   if (parsed.kind == papcoll_cli::Parsed::error) usage_error(parsed.text);
-  const bool takes_algo = first == "show" || first == "verify" || first == "cost" || first == "time";
+  const bool takes_algo = first == "show" || first == "verify" || first == "cost" ||
+                          first == "time";
   if (takes_algo && a.algo.empty()) usage_error("missing algorithm name");
   return a;
 }
@@ -441,8 +453,8 @@ GeneratorInput input_of(const Args& a, const AlgorithmInfo& info, int p, int blo
   // B in all is at most 2^20, or for allgatherv 2^30 (p * --blocks: a rank's part of the
   // circulant and Bruck schedules grows with --blocks and log p, not with B; show, verify and cost
   // still stop at p * B <= 2^20, check_whole_schedule).
-  const long long total_blocks =
-      blocks > 0 ? static_cast<long long>(blocks) * per : default_blocks_for(info, p);
+  const long long total_blocks = blocks > 0 ? static_cast<long long>(blocks) * per
+                                            : default_blocks_for(info, p);
   const long long limit = per > 1 ? kMaxAllgathervBlocks : kMaxScheduleWork;
   if (total_blocks > limit)
     usage_error("--blocks: " + std::to_string(total_blocks) + " blocks in all are more than " +
@@ -454,13 +466,15 @@ GeneratorInput input_of(const Args& a, const AlgorithmInfo& info, int p, int blo
   if (a.has("--arrivals")) {
     in.arrivals = parse_list("--arrivals", a.get("--arrivals"));
     if (static_cast<int>(in.arrivals.size()) != p)
-      usage_error("--arrivals has " + std::to_string(in.arrivals.size()) + " values for p=" +
-                  std::to_string(p));
+      usage_error("--arrivals has " + std::to_string(in.arrivals.size()) +
+                  " values for p=" + std::to_string(p));
   }
   if (a.has("--alpha")) in.cost.alpha = parse_seconds("--alpha", a.get("--alpha"));
   if (a.has("--beta")) in.cost.beta = parse_double("--beta", a.get("--beta"));
-  if (a.has("--gamma")) in.cost.gamma = parse_double("--gamma", a.get("--gamma"));
-  else if (a.has("--alpha") || a.has("--beta")) in.cost.gamma = 0;
+  if (a.has("--gamma"))
+    in.cost.gamma = parse_double("--gamma", a.get("--gamma"));
+  else if (a.has("--alpha") || a.has("--beta"))
+    in.cost.gamma = 0;
   if (a.has("--bytes")) {
     in.bytes = parse_byte_size("--bytes", a.get("--bytes"));
     if (in.bytes < 0 || in.bytes > kMaxBytes) usage_error("--bytes must be in 0..2^53");
@@ -474,8 +488,10 @@ GeneratorInput input_of(const Args& a, const AlgorithmInfo& info, int p, int blo
     const int per = static_cast<int>(parse_int("--nodes", a.get("--nodes"), 1, 1 << 20));
     in.nodes = std::make_shared<const NodeLayout>(block_node_layout(p, per));
   }
-  if (a.has("--intra-alpha")) in.cost.intra_alpha = parse_seconds("--intra-alpha", a.get("--intra-alpha"));
-  if (a.has("--intra-beta")) in.cost.intra_beta = parse_double("--intra-beta", a.get("--intra-beta"));
+  if (a.has("--intra-alpha"))
+    in.cost.intra_alpha = parse_seconds("--intra-alpha", a.get("--intra-alpha"));
+  if (a.has("--intra-beta"))
+    in.cost.intra_beta = parse_double("--intra-beta", a.get("--intra-beta"));
   if (a.has("--round-time")) {
     in.round_time = parse_seconds("--round-time", a.get("--round-time"));
     if (in.round_time <= 0) usage_error("--round-time must be positive");
@@ -502,8 +518,8 @@ GeneratorInput input_of(const Args& a, const AlgorithmInfo& info, int p, int blo
   if (a.has("--counts")) {
     in.counts = parse_counts(a.get("--counts"));
     if (static_cast<int>(in.counts.size()) != p)
-      usage_error("--counts has " + std::to_string(in.counts.size()) + " values for p=" +
-                  std::to_string(p));
+      usage_error("--counts has " + std::to_string(in.counts.size()) +
+                  " values for p=" + std::to_string(p));
   }
   if (a.has("--elem-bytes")) {
     in.elem_bytes = parse_double("--elem-bytes", a.get("--elem-bytes"));
@@ -512,15 +528,16 @@ GeneratorInput input_of(const Args& a, const AlgorithmInfo& info, int p, int blo
   if (!in.counts.empty()) {  // the portions' bytes, summed as doubles, must stay exact integers
     double total = 0;
     for (long long c : in.counts) total += static_cast<double>(c) * in.elem_bytes;
-    if (!(total <= kMaxBytes)) usage_error("--counts times --elem-bytes must total at most 2^53 bytes");
+    if (!(total <= kMaxBytes))
+      usage_error("--counts times --elem-bytes must total at most 2^53 bytes");
   }
   if (is_scatter_gather(info.collective) && (in.cost.alpha < 0 || in.cost.beta < 0))
     usage_error("--alpha and --beta must not be negative");
   if (a.has("--model")) {
     in.link_model = model_of(a);
     if (in.link_model->p() != p)
-      usage_error(a.get("--model") + ": the model is for p=" +
-                  std::to_string(in.link_model->p()) + " ranks, not p=" + std::to_string(p));
+      usage_error(a.get("--model") + ": the model is for p=" + std::to_string(in.link_model->p()) +
+                  " ranks, not p=" + std::to_string(p));
   }
   return in;
 }
@@ -557,9 +574,9 @@ int cmd_time(const Args& a) {
   const Collective c = collective_of(a);
   if (!a.has("--p")) usage_error("time needs --p");
   const int p = parse_p(a.get("--p"), false, kMaxTimeP).lo;
-  const int blocks = a.has("--blocks")
-                         ? static_cast<int>(parse_int("--blocks", a.get("--blocks"), 0, kMaxScheduleWork))
-                         : 0;
+  const int blocks = a.has("--blocks") ? static_cast<int>(parse_int("--blocks", a.get("--blocks"),
+                                                                    0, kMaxScheduleWork))
+                                       : 0;
   GeneratorInput in;
   const AlgorithmInfo& info = resolved_algorithm(a, c, p, blocks, &in);
   if (!a.has("--bytes")) in.bytes = 4.0 * (1 << 20);
@@ -579,7 +596,8 @@ int cmd_time(const Args& a) {
     usage_error("--pattern must be balanced, one-late or random");
   }
   if (!info.uses_arrivals) in.arrivals.clear();
-  if (a.has("--calls")) opt.calls = static_cast<int>(parse_int("--calls", a.get("--calls"), 1, kMaxCalls));
+  if (a.has("--calls"))
+    opt.calls = static_cast<int>(parse_int("--calls", a.get("--calls"), 1, kMaxCalls));
   const std::string rank = a.get("--rank", "0");
   if (rank == "all") {
     for (int r = 0; r < p; ++r) opt.ranks.push_back(r);
@@ -608,59 +626,64 @@ int cmd_show(const Args& a) {
   check_whole_schedule(in);
   const Schedule s = generate_schedule(info, in);
   const std::string fmt = a.get("--format", "text");
-  if (fmt == "json") write_schedule_json(std::cout, s);
-  else if (fmt == "text") write_schedule_text(std::cout, s);
-  else usage_error("--format must be json or text");
+  if (fmt == "json")
+    write_schedule_json(std::cout, s);
+  else if (fmt == "text")
+    write_schedule_text(std::cout, s);
+  else
+    usage_error("--format must be json or text");
   return 0;
 }
 
 int cmd_verify(const Args& a) {
   const Collective c = collective_of(a);
   std::vector<const AlgorithmInfo*> algos;
-  if (a.algo == "all") algos = algorithms_for(c);
-  else algos.push_back(&algorithm_of(a, c));
+  if (a.algo == "all")
+    algos = algorithms_for(c);
+  else
+    algos.push_back(&algorithm_of(a, c));
   if (!a.has("--p")) usage_error("verify needs --p");
   const Range pr = parse_p(a.get("--p"), true);
   const bool blocks_given = a.has("--blocks");
   const Range br = blocks_given ? parse_blocks(a.get("--blocks")) : Range{0, 0};
-  const int random_n = a.has("--random-arrivals")
-                           ? static_cast<int>(parse_int("--random-arrivals",
-                                                        a.get("--random-arrivals"), 0,
-                                                        kMaxRandomArrivals))
-                           : 0;
+  const int random_n =
+      a.has("--random-arrivals")
+          ? static_cast<int>(
+                parse_int("--random-arrivals", a.get("--random-arrivals"), 0, kMaxRandomArrivals))
+          : 0;
   std::mt19937_64 rng(a.has("--seed") ? parse_seed("--seed", a.get("--seed")) : 1);
   const bool all_roots = a.get("--root") == "all";
   long checked = 0;
   for (const AlgorithmInfo* info : algos)
     for (int p = pr.lo; p <= pr.hi; ++p)
       for (int b = br.lo; b <= br.hi; ++b)
-      for (int root = 0; root < (all_roots ? p : 1); ++root) {
-        for (int k = 0; k <= random_n; ++k) {
-          GeneratorInput in = input_of(a, *info, p, b);
-          check_whole_schedule(in);
-          if (all_roots) in.root = root;
-          if (k > 0) {  // random arrival pattern, in units of the algorithm's round time
-            const double tau = in.round_time > 0 ? in.round_time : block_round_time(in);
-            std::uniform_real_distribution<double> d(0, 3.0 * p * tau);
-            in.arrivals.assign(static_cast<size_t>(p), 0.0);
-            for (double& x : in.arrivals) x = (rng() % 3 == 0) ? 0.0 : d(rng);
-          } else if (!a.has("--arrivals")) {
-            in.arrivals.clear();
-          }
-          const Schedule s = generate_schedule(*info, in);
-          VerifyResult v = verify_schedule(s);
-          // Clairvoyant promises more: one send and one receive per rank and round, and never a
-          // segment sent in the round it arrives (Sect. 4.2).
-          if (v.ok && std::string(info->name) == "clairvoyant") v = verify_single_port(s);
-          ++checked;
-          if (!v.ok) {
-            std::cerr << "FAIL " << info->name << " p=" << p << " blocks=" << in.blocks;
-            if (s.root >= 0) std::cerr << " root=" << s.root;
-            std::cerr << ": " << v.error << '\n';
-            return 1;
+        for (int root = 0; root < (all_roots ? p : 1); ++root) {
+          for (int k = 0; k <= random_n; ++k) {
+            GeneratorInput in = input_of(a, *info, p, b);
+            check_whole_schedule(in);
+            if (all_roots) in.root = root;
+            if (k > 0) {  // random arrival pattern, in units of the algorithm's round time
+              const double tau = in.round_time > 0 ? in.round_time : block_round_time(in);
+              std::uniform_real_distribution<double> d(0, 3.0 * p * tau);
+              in.arrivals.assign(static_cast<size_t>(p), 0.0);
+              for (double& x : in.arrivals) x = (rng() % 3 == 0) ? 0.0 : d(rng);
+            } else if (!a.has("--arrivals")) {
+              in.arrivals.clear();
+            }
+            const Schedule s = generate_schedule(*info, in);
+            VerifyResult v = verify_schedule(s);
+            // Clairvoyant promises more: one send and one receive per rank and round, and never a
+            // segment sent in the round it arrives (Sect. 4.2).
+            if (v.ok && std::string(info->name) == "clairvoyant") v = verify_single_port(s);
+            ++checked;
+            if (!v.ok) {
+              std::cerr << "FAIL " << info->name << " p=" << p << " blocks=" << in.blocks;
+              if (s.root >= 0) std::cerr << " root=" << s.root;
+              std::cerr << ": " << v.error << '\n';
+              return 1;
+            }
           }
         }
-      }
   std::cout << "ok: " << checked << " schedule(s) verified\n";
   return 0;
 }
@@ -715,8 +738,7 @@ int cmd_cost(const Args& a) {
   } else {
     std::cout << "rank  arrival  finish  elapsed\n";
     for (const RankCost& rc : r.ranks)
-      std::cout << rc.rank << "  " << rc.arrival << "  " << rc.finish << "  " << rc.elapsed
-                << '\n';
+      std::cout << rc.rank << "  " << rc.arrival << "  " << rc.finish << "  " << rc.elapsed << '\n';
     std::cout << "mean_elapsed " << r.mean_elapsed << "\nmax_finish " << r.max_finish << '\n';
     // What `auto` would cost the row with, without building the schedule (AlgorithmInfo::predict).
     if (info.predict != nullptr && !sg) {
@@ -843,7 +865,8 @@ int cmd_bench_clairvoyant(const Args& a) {
     const std::string v = a.get("--p");
     const Range r = parse_range("--p", v);
     if (r.lo < 1) usage_error("--p must be at least 1");
-    if (r.lo == r.hi) ps = {r.lo};
+    if (r.lo == r.hi)
+      ps = {r.lo};
     else
       for (int64_t q = 1; q <= r.hi; q *= 2)
         if (q >= r.lo) ps.push_back(static_cast<int>(q));
@@ -873,8 +896,8 @@ int cmd_bench_clairvoyant(const Args& a) {
   for (int p : ps)
     if (static_cast<long long>(p) * (blocks > 0 ? blocks : p) > kMaxClairvoyantWork)
       usage_error("bench clairvoyant: P * N must be at most 2^24 (" +
-                  std::to_string(kMaxClairvoyantWork) + "), P=" + std::to_string(p) + " and N=" +
-                  std::to_string(blocks > 0 ? blocks : p) + " are too many");
+                  std::to_string(kMaxClairvoyantWork) + "), P=" + std::to_string(p) +
+                  " and N=" + std::to_string(blocks > 0 ? blocks : p) + " are too many");
   if (dists.empty() || impls.empty()) usage_error("--dist and --impl need at least one value");
   const clairvoyant::BenchResult r = clairvoyant::bench(ps, blocks, dists, impls, runs, seed);
   std::cout << (json ? clairvoyant::bench_json(r) : clairvoyant::bench_text(r));

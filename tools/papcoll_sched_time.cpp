@@ -1,13 +1,13 @@
 #include "papcoll_sched_time.hpp"
 
+#include <malloc.h>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <iostream>
-#include <malloc.h>
 #include <new>
 #include <sstream>
 
@@ -150,9 +150,10 @@ int run(const AlgorithmInfo& algo, const GeneratorInput& in, const Options& opt)
   std::vector<RankFigures> all;
   for (int r : opt.ranks) all.push_back(time_rank(algo, in, r, opt.calls));
   // Several ranks: the slowest first call is the figure (every rank must have its schedule).
-  const RankFigures& worst = *std::max_element(
-      all.begin(), all.end(),
-      [](const RankFigures& a, const RankFigures& b) { return a.first_us < b.first_us; });
+  const RankFigures& worst =
+      *std::max_element(all.begin(), all.end(), [](const RankFigures& a, const RankFigures& b) {
+        return a.first_us < b.first_us;
+      });
   RankFigures m = worst;
   for (const RankFigures& f : all) {
     m.repeat_us = std::max(m.repeat_us, f.repeat_us);
@@ -200,8 +201,10 @@ int run(const AlgorithmInfo& algo, const GeneratorInput& in, const Options& opt)
       << (ranks ? "all (slowest: " + std::to_string(worst.rank) + ")" : std::to_string(worst.rank))
       << " calls=" << opt.calls << '\n';
     char line[256];
-    std::snprintf(line, sizeof line, "first call    %12.2f us (median thread CPU time; the rank's part generated alone)\n",
-                  m.first_us);
+    std::snprintf(
+        line, sizeof line,
+        "first call    %12.2f us (median thread CPU time; the rank's part generated alone)\n",
+        m.first_us);
     o << line;
     std::snprintf(line, sizeof line, "repeated call %12.2f us (median; key and cache lookup)\n",
                   m.repeat_us);

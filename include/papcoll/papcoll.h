@@ -33,19 +33,19 @@ extern "C" {
 
 enum papcoll_error {
   PAPCOLL_SUCCESS = 0,
-  PAPCOLL_ERR_ARG = 1,          /* bad argument: negative count, null buffer, bad options, ... */
-  PAPCOLL_ERR_ALGORITHM = 2,    /* unknown algorithm name for this collective */
-  PAPCOLL_ERR_OP = 3,           /* operation not supported by the algorithm (non-commutative) */
-  PAPCOLL_ERR_ARRIVALS = 4,     /* arrival times of the wrong length or not finite */
-  PAPCOLL_ERR_MPI = 5,          /* an MPI call failed; the message names it */
-  PAPCOLL_ERR_INTERNAL = 6,     /* a generated schedule failed its own checks: a papcoll bug */
-  PAPCOLL_ERR_THREAD = 7,       /* the progress monitor's thread needs MPI_THREAD_MULTIPLE, which
-                                   the MPI library does not provide (see papcoll_monitor_create) */
-  PAPCOLL_ERR_MODEL = 8,        /* options.model_file cannot be read or is not a valid link model
-                                   for the communicator (docs/model-format.md) */
-  PAPCOLL_ERR_PEER = 9          /* another rank erred in this call and took part with stand-in
-                                   data that this rank's result holds; the message names the rank
-                                   and its reason (docs/errors.md) */
+  PAPCOLL_ERR_ARG = 1,       /* bad argument: negative count, null buffer, bad options, ... */
+  PAPCOLL_ERR_ALGORITHM = 2, /* unknown algorithm name for this collective */
+  PAPCOLL_ERR_OP = 3,        /* operation not supported by the algorithm (non-commutative) */
+  PAPCOLL_ERR_ARRIVALS = 4,  /* arrival times of the wrong length or not finite */
+  PAPCOLL_ERR_MPI = 5,       /* an MPI call failed; the message names it */
+  PAPCOLL_ERR_INTERNAL = 6,  /* a generated schedule failed its own checks: a papcoll bug */
+  PAPCOLL_ERR_THREAD = 7,    /* the progress monitor's thread needs MPI_THREAD_MULTIPLE, which
+                                the MPI library does not provide (see papcoll_monitor_create) */
+  PAPCOLL_ERR_MODEL = 8,     /* options.model_file cannot be read or is not a valid link model
+                                for the communicator (docs/model-format.md) */
+  PAPCOLL_ERR_PEER = 9       /* another rank erred in this call and took part with stand-in
+                                data that this rank's result holds; the message names the rank
+                                and its reason (docs/errors.md) */
 };
 
 /* A progress monitor (docs/prediction.md): predicts the arrival pattern of the collectives that
@@ -57,27 +57,27 @@ typedef struct papcoll_monitor_s *papcoll_monitor;
 /* Options of one collective call. Initialise with papcoll_options_init(); a NULL options pointer
  * means all defaults. */
 typedef struct papcoll_options {
-  int version;              /* set by papcoll_options_init */
-  const char *algorithm;    /* NULL or "auto": let papcoll choose; "native": the MPI library's
-                               own collective; else e.g. "ring", "prr" */
-  int blocks;               /* number of blocks the buffer is split into; 0: algorithm default */
-  const double *arrivals;   /* NULL, or comm-size arrival times in seconds (any common origin) */
-  int arrivals_agreed;      /* 1: the caller guarantees `arrivals` is bit-identical on every
-                               rank; 0: papcoll makes it so by taking rank 0's vector */
-  double alpha, beta, gamma;/* Hockney parameters (s, s/byte, s/byte); 0 or less: the
-                               communicator's (measured or given, papcoll_calibrate) */
-  int arrivals_count;       /* entries in `arrivals`, checked against the comm size (with
-                               arrivals_agreed == 0, rank 0's is what counts); 0: not checked */
-  papcoll_monitor monitor;  /* NULL, or a monitor created on this communicator: the call takes
-                               its agreed arrival pattern (unless `arrivals` is given) */
-  int monitor_site;         /* call-site key of the monitor's history predictor: calls with the
-                               same key share one history; 0 (default): one history for all */
+  int version;               /* set by papcoll_options_init */
+  const char *algorithm;     /* NULL or "auto": let papcoll choose; "native": the MPI library's
+                                own collective; else e.g. "ring", "prr" */
+  int blocks;                /* number of blocks the buffer is split into; 0: algorithm default */
+  const double *arrivals;    /* NULL, or comm-size arrival times in seconds (any common origin) */
+  int arrivals_agreed;       /* 1: the caller guarantees `arrivals` is bit-identical on every
+                                rank; 0: papcoll makes it so by taking rank 0's vector */
+  double alpha, beta, gamma; /* Hockney parameters (s, s/byte, s/byte); 0 or less: the
+                                communicator's (measured or given, papcoll_calibrate) */
+  int arrivals_count;        /* entries in `arrivals`, checked against the comm size (with
+                                arrivals_agreed == 0, rank 0's is what counts); 0: not checked */
+  papcoll_monitor monitor;   /* NULL, or a monitor created on this communicator: the call takes
+                                its agreed arrival pattern (unless `arrivals` is given) */
+  int monitor_site;          /* call-site key of the monitor's history predictor: calls with the
+                                same key share one history; 0 (default): one history for all */
   /* ---- version 2 ---- */
-  const char *model_file;   /* NULL, or the path of a link model file (docs/model-format.md) for
-                               the model-based scatterv/gatherv trees; NULL: every pair of ranks
-                               has `alpha` and `beta`. Read by the root of the call only, once per
-                               communicator and path, and sent to the other ranks. Other
-                               collectives ignore it. */
+  const char *model_file; /* NULL, or the path of a link model file (docs/model-format.md) for
+                             the model-based scatterv/gatherv trees; NULL: every pair of ranks
+                             has `alpha` and `beta`. Read by the root of the call only, once per
+                             communicator and path, and sent to the other ranks. Other
+                             collectives ignore it. */
 } papcoll_options;
 /* Arrival times are read only by algorithms that use them ("auto", "slt", "prr", reduce's
  * "clairvoyant"); others ignore them. `arrivals` must be NULL on every rank or on none, since
@@ -88,14 +88,15 @@ void papcoll_options_init(papcoll_options *opt);
 
 /* Like MPI_Allreduce. Supports MPI_IN_PLACE, count 0, every predefined datatype and op (and
  * user ops on contiguous types); sendbuf overlapping recvbuf without MPI_IN_PLACE is
- * PAPCOLL_ERR_ARG on that rank (it still takes part, docs/errors.md); algorithms that reorder the reduction refuse non-commutative ops
- * with PAPCOLL_ERR_OP unless the algorithm is "auto", which then uses MPI_Allreduce. "auto"
- * (default) runs MPI_Allreduce unless the arrival times (options.arrivals or a monitor) spread
- * over at least one whole-buffer message time and the cost model predicts that prr or slt pays
- * off (docs/algorithms.md, "auto of allreduce and reduce"); papcoll_last_algorithm() then says
- * "native". The send buffer is never written. Every rank must pass the same options (algorithm, blocks, Hockney
- * parameters; arrivals too unless arrivals_agreed == 0): they determine the message pattern. The
- * first call on a communicator duplicates it (collectively); the duplicate is freed with it. */
+ * PAPCOLL_ERR_ARG on that rank (it still takes part, docs/errors.md); algorithms that reorder the
+ * reduction refuse non-commutative ops with PAPCOLL_ERR_OP unless the algorithm is "auto", which
+ * then uses MPI_Allreduce. "auto" (default) runs MPI_Allreduce unless the arrival times
+ * (options.arrivals or a monitor) spread over at least one whole-buffer message time and the cost
+ * model predicts that prr or slt pays off (docs/algorithms.md, "auto of allreduce and reduce");
+ * papcoll_last_algorithm() then says "native". The send buffer is never written. Every rank must
+ * pass the same options (algorithm, blocks, Hockney parameters; arrivals too unless arrivals_agreed
+ * == 0): they determine the message pattern. The first call on a communicator duplicates it
+ * (collectively); the duplicate is freed with it. */
 int papcoll_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                       MPI_Op op, MPI_Comm comm, const papcoll_options *opt);
 
@@ -106,11 +107,11 @@ int papcoll_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
  * same root. Algorithms: papcoll_algorithms("reduce") ("clairvoyant" builds its schedule from the
  * arrival times, with the round time of one block under the Hockney parameters); "auto" takes
  * MPI_Reduce without arrival times, when their spread is below one whole-buffer message time, for
- * non-commutative ops, and unless the cost model predicts that clairvoyant pays off. The send buffer is never
- * written; non-root ranks that combine partial results use memory papcoll keeps per
+ * non-commutative ops, and unless the cost model predicts that clairvoyant pays off. The send
+ * buffer is never written; non-root ranks that combine partial results use memory papcoll keeps per
  * communicator. */
-int papcoll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                   MPI_Op op, int root, MPI_Comm comm, const papcoll_options *opt);
+int papcoll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   int root, MPI_Comm comm, const papcoll_options *opt);
 
 /* Like MPI_Bcast. Count 0 and every datatype with a positive extent; a root outside [0, comm
  * size) gives PAPCOLL_ERR_ARG. Algorithms: papcoll_algorithms("bcast"). The root's buffer is only
@@ -187,19 +188,20 @@ int papcoll_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
  * Times are on a common clock: offsets to rank 0 are measured at creation (ping-pong). */
 
 enum papcoll_monitor_mode {
-  PAPCOLL_MONITOR_EDGE = 0,     /* background thread + edge() estimates; history as fallback */
-  PAPCOLL_MONITOR_HISTORY = 1   /* no thread: history prediction only; edge() is accepted and ignored */
+  PAPCOLL_MONITOR_EDGE = 0, /* background thread + edge() estimates; history as fallback */
+  PAPCOLL_MONITOR_HISTORY =
+      1 /* no thread: history prediction only; edge() is accepted and ignored */
 };
 enum papcoll_predictor {
-  PAPCOLL_PREDICT_LAST = 0,     /* the previous call's pattern */
-  PAPCOLL_PREDICT_SMA = 1,      /* mean of the last `window` patterns (default) */
-  PAPCOLL_PREDICT_EMA = 2       /* s = ema_alpha * pattern + (1 - ema_alpha) * s */
+  PAPCOLL_PREDICT_LAST = 0, /* the previous call's pattern */
+  PAPCOLL_PREDICT_SMA = 1,  /* mean of the last `window` patterns (default) */
+  PAPCOLL_PREDICT_EMA = 2   /* s = ema_alpha * pattern + (1 - ema_alpha) * s */
 };
 /* Where the pattern of the latest call came from (papcoll_monitor_pattern). */
 enum papcoll_pattern_source {
-  PAPCOLL_PATTERN_NONE = 0,     /* nothing usable: all ranks treated as arriving together */
-  PAPCOLL_PATTERN_EDGE = 1,     /* this iteration's exchanged estimates */
-  PAPCOLL_PATTERN_HISTORY = 2   /* the history predictor of the call site */
+  PAPCOLL_PATTERN_NONE = 0,   /* nothing usable: all ranks treated as arriving together */
+  PAPCOLL_PATTERN_EDGE = 1,   /* this iteration's exchanged estimates */
+  PAPCOLL_PATTERN_HISTORY = 2 /* the history predictor of the call site */
 };
 
 #define PAPCOLL_MONITOR_CONFIG_VERSION 2
@@ -228,7 +230,7 @@ typedef struct papcoll_monitor_config {
    * prediction. 1..1000000; default 1 (every call, every call predicted). The LD_PRELOAD
    * library uses 16 (PAPCOLL_HISTORY_SAMPLE). */
   int history_sample;
-  double history_spread;    /* seconds, >= 0; default 1e-4 */
+  double history_spread; /* seconds, >= 0; default 1e-4 */
 } papcoll_monitor_config;
 
 void papcoll_monitor_config_init(papcoll_monitor_config *cfg);
@@ -302,28 +304,29 @@ const char *papcoll_last_algorithm(void);
 
 /* Where the parameters came from. */
 enum papcoll_network_source {
-  PAPCOLL_NET_NONE = -1,        /* the last call read no parameters (failed early, count 0,
-                                   "native", one rank, "auto" of an all-reduce or reduce without
-                                   arrival times: the MPI library's, costed by nothing) */
-  PAPCOLL_NET_DEFAULTS = 0,     /* papcoll's built-in values (PAPCOLL_CALIBRATION=off) */
-  PAPCOLL_NET_MEASURED = 1,     /* measured on this communicator */
-  PAPCOLL_NET_CACHE = 2,        /* an earlier measurement: the cache file, or this process */
-  PAPCOLL_NET_ENVIRONMENT = 3,  /* PAPCOLL_NETWORK=alpha,beta[,gamma] */
-  PAPCOLL_NET_MODEL_FILE = 4,   /* PAPCOLL_NETWORK=FILE, a link model (papcoll-model measure) */
-  PAPCOLL_NET_OPTIONS = 5       /* options.alpha / options.beta */
+  PAPCOLL_NET_NONE = -1,       /* the last call read no parameters (failed early, count 0,
+                                  "native", one rank, "auto" of an all-reduce or reduce without
+                                  arrival times: the MPI library's, costed by nothing) */
+  PAPCOLL_NET_DEFAULTS = 0,    /* papcoll's built-in values (PAPCOLL_CALIBRATION=off) */
+  PAPCOLL_NET_MEASURED = 1,    /* measured on this communicator */
+  PAPCOLL_NET_CACHE = 2,       /* an earlier measurement: the cache file, or this process */
+  PAPCOLL_NET_ENVIRONMENT = 3, /* PAPCOLL_NETWORK=alpha,beta[,gamma] */
+  PAPCOLL_NET_MODEL_FILE = 4,  /* PAPCOLL_NETWORK=FILE, a link model (papcoll-model measure) */
+  PAPCOLL_NET_OPTIONS = 5      /* options.alpha / options.beta */
 };
 
 #define PAPCOLL_NETWORK_INFO_VERSION 1
 typedef struct papcoll_network_info {
-  int version;              /* set by papcoll_network_info_init */
-  int source;               /* enum papcoll_network_source of alpha and beta */
-  double alpha, beta, gamma;/* what the call ran with (s, s/byte, s/byte; gamma for its datatype) */
-  double alpha_intra, beta_intra;  /* the communicator's links within a node; 0: none known */
-  double alpha_inter, beta_inter;  /* between nodes; 0: none known */
-  double gamma_float, gamma_double, gamma_int;  /* reduction speed per class; 0: not known */
-  int nodes;                /* nodes the communicator spans (ranks with the same host name) */
-  double calibration_seconds;  /* how long the communicator's measurement took (rank 0's
-                                  clock, the same on every rank); 0 when it was not measured */
+  int version; /* set by papcoll_network_info_init */
+  int source;  /* enum papcoll_network_source of alpha and beta */
+  double alpha, beta,
+      gamma; /* what the call ran with (s, s/byte, s/byte; gamma for its datatype) */
+  double alpha_intra, beta_intra; /* the communicator's links within a node; 0: none known */
+  double alpha_inter, beta_inter; /* between nodes; 0: none known */
+  double gamma_float, gamma_double, gamma_int; /* reduction speed per class; 0: not known */
+  int nodes;                  /* nodes the communicator spans (ranks with the same host name) */
+  double calibration_seconds; /* how long the communicator's measurement took (rank 0's
+                                 clock, the same on every rank); 0 when it was not measured */
 } papcoll_network_info;
 
 void papcoll_network_info_init(papcoll_network_info *info);

@@ -54,8 +54,13 @@ class AllgathervCall final : public CollectiveDescription {
  public:
   AllgathervCall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                  const int* recvcounts, const int* displs, MPI_Datatype recvtype)
-      : sendbuf_(sendbuf), sendcount_(sendcount), sendtype_(sendtype), recvbuf_(recvbuf),
-        recvcounts_(recvcounts), displs_(displs), recvtype_(recvtype),
+      : sendbuf_(sendbuf),
+        sendcount_(sendcount),
+        sendtype_(sendtype),
+        recvbuf_(recvbuf),
+        recvcounts_(recvcounts),
+        displs_(displs),
+        recvtype_(recvtype),
         in_place_(sendbuf == MPI_IN_PLACE) {}
 
   ArgProblem check(CollectiveCall& call) override {
@@ -75,11 +80,15 @@ class AllgathervCall final : public CollectiveDescription {
     long long count = 0;
     for (int o = 0; o < p; ++o) {
       if (recvcounts_[o] < 0)
-        pr.note(PAPCOLL_ERR_ARG, "recvcounts[" + std::to_string(o) + "] is negative (" +
-                                     std::to_string(recvcounts_[o]) + ")", false);
+        pr.note(PAPCOLL_ERR_ARG,
+                "recvcounts[" + std::to_string(o) + "] is negative (" +
+                    std::to_string(recvcounts_[o]) + ")",
+                false);
       if (displs_[o] < 0)
-        pr.note(PAPCOLL_ERR_ARG, "displs[" + std::to_string(o) + "] is negative (" +
-                                     std::to_string(displs_[o]) + ")", false);
+        pr.note(PAPCOLL_ERR_ARG,
+                "displs[" + std::to_string(o) + "] is negative (" + std::to_string(displs_[o]) +
+                    ")",
+                false);
       if (!pr.ok()) return pr;
       bytes_[o] = static_cast<long long>(recvcounts_[o]) * recv_layout_.size;
       total_ += bytes_[o];
@@ -260,8 +269,8 @@ class AllgathervCall final : public CollectiveDescription {
   // The own portion from sendbuf to its place in recvbuf (nothing to do in place).
   MpiStatus place(const CollectiveCall& call) const {
     if (in_place_) return {};
-    return place_own(sendbuf_, sendcount_, sendtype_, recvbuf_, recvcounts_[rank_],
-                     displs_[rank_], recvtype_, recv_layout_, call.context());
+    return place_own(sendbuf_, sendcount_, sendtype_, recvbuf_, recvcounts_[rank_], displs_[rank_],
+                     recvtype_, recv_layout_, call.context());
   }
 
   // Byte ranges of block (o, j) = origin o's bytes split into n_, at base[o] + the block offset.
@@ -301,8 +310,8 @@ class AllgathervCall final : public CollectiveDescription {
     MpiStatus s = in_place_ ? pack_elements(mine, recv_layout_.at(recvbuf_, displs_[rank_]),
                                             recvcounts_[rank_], recv_layout_, ctx.comm)
                             : pack_elements(mine, sendbuf_, sendcount_, send_layout_, ctx.comm);
-    if (s.ok()) s = execute_allgatherv(rs, table(base), stage, byte_layout(), ctx.comm,
-                                       ctx.scratch, window);
+    if (s.ok())
+      s = execute_allgatherv(rs, table(base), stage, byte_layout(), ctx.comm, ctx.scratch, window);
     if (!s.ok()) {
       ctx.work.abandon();
       return s;
@@ -324,7 +333,7 @@ class AllgathervCall final : public CollectiveDescription {
   const int* displs_;
   MPI_Datatype recvtype_;
   std::vector<int> sub_counts_, sub_displs_;  // substitute(): the published portions as bytes
-  bool own_data_missing_ = false;  // its portion is zeros of a stand-in
+  bool own_data_missing_ = false;             // its portion is zeros of a stand-in
   bool in_place_;
   bool send_ok_ = true;
   int rank_ = 0;

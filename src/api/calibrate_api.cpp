@@ -31,8 +31,8 @@ int calibrate(MPI_Comm comm, const papcoll_options* user_opt) {
     // name the links between nodes; on nodes of several ranks those inside a node are measured
     // (the two-level schedules and the node-aware cost model read them).
     if (ctx->schedule_nodes != nullptr && call.p() > 1)
-      PAPCOLL_TRY(calibrate_network(ctx->comm, *ctx->nodes, ctx->nodes_overridden, kCalibrateWho,
-                                    &n));
+      PAPCOLL_TRY(
+          calibrate_network(ctx->comm, *ctx->nodes, ctx->nodes_overridden, kCalibrateWho, &n));
     const LinkParams measured_intra = n.intra;
     n.intra = n.inter = {opt.alpha, opt.beta};
     if (ctx->schedule_nodes != nullptr && measured_intra.known()) n.intra = measured_intra;
@@ -41,8 +41,8 @@ int calibrate(MPI_Comm comm, const papcoll_options* user_opt) {
     n.nodes = ctx->nodes->nodes();
     n.source = NetworkSource::options;
   } else if (call.p() > 1) {
-    PAPCOLL_TRY(calibrate_network(ctx->comm, *ctx->nodes, ctx->nodes_overridden, kCalibrateWho,
-                                  &n));
+    PAPCOLL_TRY(
+        calibrate_network(ctx->comm, *ctx->nodes, ctx->nodes_overridden, kCalibrateWho, &n));
   }
   ctx->network = n;
   ctx->network_known = true;

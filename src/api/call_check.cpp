@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "error/error.hpp"
@@ -34,21 +34,21 @@ enum Field {
   kWholeHash,
   kWholeLength,
   kPortionsHash,
-  kAlgorithmName,                      // kNameWords words of the algorithm's name
-  kTypeName = kAlgorithmName + 3,      // kNameWords words of the datatype's name
+  kAlgorithmName,                  // kNameWords words of the algorithm's name
+  kTypeName = kAlgorithmName + 3,  // kNameWords words of the datatype's name
   kFields = kTypeName + 3
 };
 constexpr size_t kNameBytes = 3 * sizeof(std::int64_t) - 1;
 
 const MPI_Op* predefined_ops(size_t* n) {
-  static const MPI_Op ops[] = {MPI_MAX,  MPI_MIN,  MPI_SUM,    MPI_PROD,   MPI_LAND,
-                               MPI_BAND, MPI_LOR,  MPI_BOR,    MPI_LXOR,   MPI_BXOR,
+  static const MPI_Op ops[] = {MPI_MAX,    MPI_MIN,    MPI_SUM,     MPI_PROD, MPI_LAND,
+                               MPI_BAND,   MPI_LOR,    MPI_BOR,     MPI_LXOR, MPI_BXOR,
                                MPI_MAXLOC, MPI_MINLOC, MPI_REPLACE, MPI_NO_OP};
   *n = sizeof ops / sizeof ops[0];
   return ops;
 }
-const char* const kOpNames[] = {"MPI_MAX",  "MPI_MIN",  "MPI_SUM",    "MPI_PROD",   "MPI_LAND",
-                                "MPI_BAND", "MPI_LOR",  "MPI_BOR",    "MPI_LXOR",   "MPI_BXOR",
+const char* const kOpNames[] = {"MPI_MAX",    "MPI_MIN",    "MPI_SUM",     "MPI_PROD", "MPI_LAND",
+                                "MPI_BAND",   "MPI_LOR",    "MPI_BOR",     "MPI_LXOR", "MPI_BXOR",
                                 "MPI_MAXLOC", "MPI_MINLOC", "MPI_REPLACE", "MPI_NO_OP"};
 constexpr std::int64_t kUserOp = 100;
 
@@ -70,7 +70,7 @@ std::string op_name(std::int64_t id) {
 }
 
 const char* collective_name(std::int64_t c) {
-  static const char* names[] = {"papcoll_allreduce", "papcoll_reduce",   "papcoll_bcast",
+  static const char* names[] = {"papcoll_allreduce",  "papcoll_reduce",   "papcoll_bcast",
                                 "papcoll_allgatherv", "papcoll_scatterv", "papcoll_gatherv"};
   return c >= 0 && c < 6 ? names[c] : "?";
 }
@@ -104,8 +104,8 @@ int encode(const CollectiveCall& call, const CallDescriptor& in, int verdict,
   d[kOp] = in.has_op ? op_id(in.op) : 0;
   d[kCount] = -1;
   d[kPortionsHash] = static_cast<std::int64_t>(in.portions_hash);
-  put_name(&d[kAlgorithmName], call.options().algorithm != nullptr ? call.options().algorithm
-                                                                     : "auto");
+  put_name(&d[kAlgorithmName],
+           call.options().algorithm != nullptr ? call.options().algorithm : "auto");
   if (verdict != PAPCOLL_SUCCESS || in.count < 0 || in.type == MPI_DATATYPE_NULL)
     return PAPCOLL_SUCCESS;
   SignatureHash element;
@@ -149,7 +149,8 @@ std::string groups(int p, const std::function<std::string(int)>& value) {
 // The first field on which the ranks differ, with every rank's value: "" when they agree.
 std::string first_mismatch(const std::vector<std::int64_t>& all, int p, const char* count_name) {
   auto at = [&](int r) { return &all[static_cast<size_t>(r) * kFields]; };
-  std::string g = groups(p, [&](int r) { return std::string(collective_name(at(r)[kCollective])); });
+  std::string g =
+      groups(p, [&](int r) { return std::string(collective_name(at(r)[kCollective])); });
   if (!g.empty()) {
     // "calls papcoll_bcast" reads better than "has" for the operation.
     for (const char* has : {" has ", " have "})
@@ -175,16 +176,15 @@ std::string first_mismatch(const std::vector<std::int64_t>& all, int p, const ch
       const bool same_element =
           groups(p, [&](int r) { return std::to_string(at(r)[kElementHash]); }).empty();
       if (same_element)
-        return std::string(count_name) + " differs: " +
-               groups(p, [&](int r) { return std::to_string(at(r)[kCount]); });
+        return std::string(count_name) +
+               " differs: " + groups(p, [&](int r) { return std::to_string(at(r)[kCount]); });
       return "datatype differs: " + groups(p, [&](int r) {
                return type_text(at(r)) + " (count " + std::to_string(at(r)[kCount]) + ")";
              });
     }
   }
   if (!groups(p, [&](int r) { return std::to_string(at(r)[kPortionsHash]); }).empty())
-    return "recvcounts[o] * size(recvtype) differ for some portion o: " +
-           observe::rank_list([&] {
+    return "recvcounts[o] * size(recvtype) differ for some portion o: " + observe::rank_list([&] {
              std::vector<int> v;
              for (int r = 1; r < p; ++r)
                if (at(r)[kPortionsHash] != at(0)[kPortionsHash]) v.push_back(r);
@@ -226,13 +226,12 @@ int check_call(CollectiveCall& call, MPI_Comm comm, const CallDescriptor& d, int
     constexpr int kReason = 160;
     std::vector<char> mine_text(kReason, 0), texts(static_cast<size_t>(p) * kReason, 0);
     std::strncpy(mine_text.data(), own_message.c_str(), kReason - 1);
-    if (int rc = MPI_Allgather(mine_text.data(), kReason, MPI_CHAR, texts.data(), kReason,
-                               MPI_CHAR, call.context().comm);
+    if (int rc = MPI_Allgather(mine_text.data(), kReason, MPI_CHAR, texts.data(), kReason, MPI_CHAR,
+                               call.context().comm);
         rc != MPI_SUCCESS)
       return call.mpi_error({rc, "MPI_Allgather"});
     if (verdict != PAPCOLL_SUCCESS) return fail_local(verdict, own_message);
-    std::string m = who + observe::rank_list(refusing) +
-                    " refused the call, so no rank ran it: ";
+    std::string m = who + observe::rank_list(refusing) + " refused the call, so no rank ran it: ";
     for (size_t i = 0; i < refusing.size(); ++i) {
       const int r = refusing[i];
       const char* text = texts.data() + static_cast<size_t>(r) * kReason;

@@ -20,8 +20,8 @@ inline bool check_mode() { return g_check_mode; }
 
 // What one rank passes, as the check compares it.
 struct CallDescriptor {
-  int root = -1;              // -1: the operation has none
-  bool has_op = false;        // reductions
+  int root = -1;        // -1: the operation has none
+  bool has_op = false;  // reductions
   MPI_Op op = MPI_OP_NULL;
   // The data every rank must agree on: `count` elements of `type` (for all-gatherv the sum of
   // recvcounts of recvtype); count < 0: nothing compared (scatterv/gatherv, whose root

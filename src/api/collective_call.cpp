@@ -36,11 +36,13 @@ GammaClass gamma_class_of(MPI_Datatype t) {
   if (t == MPI_DOUBLE) return GammaClass::float64;
   if (t == MPI_FLOAT) return GammaClass::float32;
   if (t == MPI_INT || t == MPI_LONG || t == MPI_LONG_LONG) return GammaClass::integer;
-  for (MPI_Datatype i : {MPI_INT, MPI_UNSIGNED, MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_LONG,
-                         MPI_UNSIGNED_LONG_LONG, MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_CHAR,
-                         MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE, MPI_INT8_T, MPI_INT16_T,
-                         MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T,
-                         MPI_UINT64_T, MPI_C_BOOL})
+  for (MPI_Datatype i : {MPI_INT,           MPI_UNSIGNED,       MPI_LONG,
+                         MPI_UNSIGNED_LONG, MPI_LONG_LONG,      MPI_UNSIGNED_LONG_LONG,
+                         MPI_SHORT,         MPI_UNSIGNED_SHORT, MPI_CHAR,
+                         MPI_SIGNED_CHAR,   MPI_UNSIGNED_CHAR,  MPI_BYTE,
+                         MPI_INT8_T,        MPI_INT16_T,        MPI_INT32_T,
+                         MPI_INT64_T,       MPI_UINT8_T,        MPI_UINT16_T,
+                         MPI_UINT32_T,      MPI_UINT64_T,       MPI_C_BOOL})
     if (t == i) return GammaClass::integer;
   return GammaClass::float64;
 }
@@ -122,37 +124,37 @@ int CollectiveCall::check_options(const papcoll_options* user_opt) {
   gamma_given_ = opt_.gamma > 0;
   if (!resolve_algorithm(collective_, opt_.algorithm, &sel_))
     return fail(PAPCOLL_ERR_ALGORITHM, std::string(who_) + ": unknown algorithm '" +
-                                           opt_.algorithm + "'; valid: " +
-                                           algorithm_names(collective_, ", "));
+                                           opt_.algorithm +
+                                           "'; valid: " + algorithm_names(collective_, ", "));
   return PAPCOLL_SUCCESS;
 }
 
 ArgProblem CollectiveCall::arrivals_problem(bool reads_arrivals) const {
   ArgProblem pr;
-  const bool read =
-      reads_arrivals && (sel_.is_auto || (sel_.algo != nullptr && sel_.algo->uses_arrivals));
+  const bool read = reads_arrivals &&
+                    (sel_.is_auto || (sel_.algo != nullptr && sel_.algo->uses_arrivals));
   if (!read || p_ < 2) return pr;
   if (opt_.arrivals == nullptr) {
     // A count without the array: the caller meant to pass one (the others may have).
     if (opt_.arrivals_count != 0)
-      pr.note(PAPCOLL_ERR_ARRIVALS, "arrivals is NULL but arrivals_count is " +
-                                        std::to_string(opt_.arrivals_count),
+      pr.note(PAPCOLL_ERR_ARRIVALS,
+              "arrivals is NULL but arrivals_count is " + std::to_string(opt_.arrivals_count),
               false);
     return pr;
   }
   if (!opt_.arrivals_agreed) return pr;  // rank 0's travels with its count: checked everywhere
   if (opt_.arrivals_count != 0 && opt_.arrivals_count != p_) {
-    pr.note(PAPCOLL_ERR_ARRIVALS, "arrivals_count is " + std::to_string(opt_.arrivals_count) +
-                                      " but the communicator has " + std::to_string(p_) +
-                                      " ranks",
+    pr.note(PAPCOLL_ERR_ARRIVALS,
+            "arrivals_count is " + std::to_string(opt_.arrivals_count) +
+                " but the communicator has " + std::to_string(p_) + " ranks",
             false);
     return pr;
   }
   for (int i = 0; i < p_; ++i)
     if (!std::isfinite(opt_.arrivals[i])) {
-      pr.note(PAPCOLL_ERR_ARRIVALS, "arrivals[" + std::to_string(i) + "] is " +
-                                        std::to_string(opt_.arrivals[i]) +
-                                        ", not a finite time",
+      pr.note(PAPCOLL_ERR_ARRIVALS,
+              "arrivals[" + std::to_string(i) + "] is " + std::to_string(opt_.arrivals[i]) +
+                  ", not a finite time",
               false);
       break;
     }
@@ -227,8 +229,7 @@ bool CollectiveCall::adopt_options(const observe::BoardCall& c, const observe::C
   return true;
 }
 
-int CollectiveCall::check_datatype(MPI_Datatype type, const char* what,
-                                   DatatypeLayout* out) const {
+int CollectiveCall::check_datatype(MPI_Datatype type, const char* what, DatatypeLayout* out) const {
   std::string why;
   const int code = datatype_problem(type, what, out, &why);
   return code == PAPCOLL_SUCCESS ? code : fail(code, std::string(who_) + ": " + why);
@@ -254,8 +255,9 @@ int CollectiveCall::datatype_problem(MPI_Datatype type, const char* what, Dataty
 ArgProblem CollectiveCall::root_problem(int root) const {
   ArgProblem pr;
   if (root < 0 || root >= p_)
-    pr.note(PAPCOLL_ERR_ARG, "root " + std::to_string(root) + " is out of range for " +
-                                 std::to_string(p_) + " ranks",
+    pr.note(PAPCOLL_ERR_ARG,
+            "root " + std::to_string(root) + " is out of range for " + std::to_string(p_) +
+                " ranks",
             false);
   return pr;
 }
@@ -276,8 +278,9 @@ ArgProblem CollectiveCall::op_problem(MPI_Op op) {
   commutative_ = commutative != 0;
   // The same verdict on every rank that passes the same op and algorithm, as MPI requires.
   if (sel_.algo != nullptr && sel_.algo->reorders_reduction && !commutative_)
-    pr.note(PAPCOLL_ERR_OP, std::string("algorithm '") + sel_.algo->name +
-                                "' reorders the reduction and needs a commutative op",
+    pr.note(PAPCOLL_ERR_OP,
+            std::string("algorithm '") + sel_.algo->name +
+                "' reorders the reduction and needs a commutative op",
             false);
   return pr;
 }
@@ -299,8 +302,8 @@ int CollectiveCall::open_context(MPI_Comm comm, bool settle_network) {
   if (!settle_network) return PAPCOLL_SUCCESS;
   const bool reads = reads_network(ctx_->schedule_nodes != nullptr);
   if (reads && !ctx_->network_known) {  // the same on every rank: settled collectively
-    PAPCOLL_TRY(calibrate_network(ctx_->comm, *ctx_->nodes, ctx_->nodes_overridden, who_,
-                                  &ctx_->network));
+    PAPCOLL_TRY(
+        calibrate_network(ctx_->comm, *ctx_->nodes, ctx_->nodes_overridden, who_, &ctx_->network));
     ctx_->network_known = true;
   }
   // A call whose options give alpha and beta reads nothing of the communicator's (it may not be
@@ -355,10 +358,10 @@ extern "C" int papcoll_last_network(papcoll_network_info* info) {
   using papcoll::t_last_network;
   if (info == nullptr) return papcoll::fail(PAPCOLL_ERR_ARG, "papcoll_last_network: info is NULL");
   if (info->version != PAPCOLL_NETWORK_INFO_VERSION)
-    return papcoll::fail(PAPCOLL_ERR_ARG,
-                         "papcoll_last_network: info->version is " + std::to_string(info->version) +
-                             ", expected " + std::to_string(PAPCOLL_NETWORK_INFO_VERSION) +
-                             " (call papcoll_network_info_init)");
+    return papcoll::fail(PAPCOLL_ERR_ARG, "papcoll_last_network: info->version is " +
+                                              std::to_string(info->version) + ", expected " +
+                                              std::to_string(PAPCOLL_NETWORK_INFO_VERSION) +
+                                              " (call papcoll_network_info_init)");
   papcoll_network_info_init(info);
   if (!t_last_network.valid) return PAPCOLL_SUCCESS;
   const papcoll::NetworkParams& n = t_last_network.comm;

@@ -76,9 +76,7 @@ class CollectiveCall {
   // checked on every rank alike after the broadcast.
   ArgProblem arrivals_problem(bool reads_arrivals) const;
   // Whether the options mention arrival times at all (else arrivals_problem finds nothing).
-  bool has_arrivals_option() const {
-    return opt_.arrivals != nullptr || opt_.arrivals_count != 0;
-  }
+  bool has_arrivals_option() const { return opt_.arrivals != nullptr || opt_.arrivals_count != 0; }
   // A rank that refused the call: its options become the call's as another rank published it
   // (algorithm, blocks, Hockney parameters, arrivals; observe/call_board.hpp BoardCall), keeping
   // its own monitor (which must be there when theirs is) and model file. False, with *why, when

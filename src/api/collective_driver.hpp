@@ -81,8 +81,8 @@ class CollectiveDescription {
   // (after CollectiveCall::adopt_options), its buffers stand-ins of its own, and the checks are run
   // again on those. `refusal` is its own problem (scatterv/gatherv: the root sends it in its
   // broadcast). False, with *why, when the call cannot be run from what was published.
-  virtual bool substitute(CollectiveCall& call, PublishedSource& source,
-                          const ArgProblem& refusal, std::string* why) = 0;
+  virtual bool substitute(CollectiveCall& call, PublishedSource& source, const ArgProblem& refusal,
+                          std::string* why) = 0;
   // Whose result holds this rank's data (after step 2).
   virtual DataReaders data_readers(const CollectiveCall& call) const = 0;
   // What this rank contributes when it takes part with stand-in data, for its message.
@@ -100,8 +100,7 @@ class CollectiveDescription {
   // The bytes every rank passes alike (the report's call key); -1: not known before the call.
   virtual long long agreed_bytes() const { return -1; }
   // Step 7: the facts of "auto" beyond the generator input (units, commutative, transport).
-  virtual AutoRequest auto_request(const CollectiveCall& call,
-                                   const std::vector<double>& arrivals);
+  virtual AutoRequest auto_request(const CollectiveCall& call, const std::vector<double>& arrivals);
   // The call must go to the MPI library whatever the algorithm (decided from agreed values).
   virtual bool needs_native() const { return false; }
   // Step 8.
@@ -123,8 +122,8 @@ class CollectiveDescription {
 // What a rank that erred in a call returns at its end, after taking part with stand-in data.
 struct OwnError {
   int code = PAPCOLL_SUCCESS;
-  std::string message;  // complete ("<who>: ...")
-  bool local = true;    // fail_local: the others went on with papcoll (error.hpp)
+  std::string message;       // complete ("<who>: ...")
+  bool local = true;         // fail_local: the others went on with papcoll (error.hpp)
   bool substituted = false;  // it refused and runs the call as another rank published it
   bool told = true;          // the ranks whose result holds its data were told (notify)
   bool ok() const { return code == PAPCOLL_SUCCESS; }

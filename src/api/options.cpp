@@ -48,9 +48,8 @@ extern "C" void papcoll_options_init(papcoll_options* opt) {
 
 extern "C" const char* papcoll_algorithms(const char* collective) {
   using papcoll::Collective;
-  constexpr Collective kAll[] = {Collective::allreduce,  Collective::reduce,
-                                 Collective::bcast,      Collective::allgatherv,
-                                 Collective::scatterv,   Collective::gatherv};
+  constexpr Collective kAll[] = {Collective::allreduce,  Collective::reduce,   Collective::bcast,
+                                 Collective::allgatherv, Collective::scatterv, Collective::gatherv};
   // Built once so the returned pointers stay valid for the life of the program.
   static const std::array<std::string, std::size(kAll)> lists = [&] {
     std::array<std::string, std::size(kAll)> l;

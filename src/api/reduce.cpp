@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "api/reduction_call.hpp"
-#include "executor/shared_transport.hpp"
 #include "executor/executor_reduce.hpp"
+#include "executor/shared_transport.hpp"
 
 namespace papcoll {
 namespace {
@@ -38,7 +38,8 @@ class ReduceCall final : public ReductionCall {
       pr.note(PAPCOLL_ERR_ARG, "recvbuf is NULL at the root");
     else if (is_root_ && sendbuf_ != MPI_IN_PLACE &&
              spans_overlap(sendbuf_, count_, layout_, recvbuf_, count_, layout_))
-      pr.note(PAPCOLL_ERR_ARG, "sendbuf and recvbuf overlap at the root (aliased; use MPI_IN_PLACE)");
+      pr.note(PAPCOLL_ERR_ARG,
+              "sendbuf and recvbuf overlap at the root (aliased; use MPI_IN_PLACE)");
     return pr;
   }
 
@@ -118,9 +119,8 @@ class ReduceCall final : public ReductionCall {
 }  // namespace
 }  // namespace papcoll
 
-extern "C" int papcoll_reduce(const void* sendbuf, void* recvbuf, int count,
-                              MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
-                              const papcoll_options* opt) {
+extern "C" int papcoll_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                              MPI_Op op, int root, MPI_Comm comm, const papcoll_options* opt) {
   const double entry_time = papcoll::entry_clock(opt);  // before anything else
   return papcoll::guarded_call(papcoll::kReduceWho, [&] {
     papcoll::ReduceCall d(sendbuf, recvbuf, count, datatype, op, root);

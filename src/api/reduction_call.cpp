@@ -20,7 +20,8 @@ ArgProblem ReductionCall::check_common(CollectiveCall& call) {
     pr.note(PAPCOLL_ERR_ARG, "count is negative (" + std::to_string(count_) + ")", false);
     return pr;
   }
-  if (std::string why; const int code = call.datatype_problem(datatype_, "datatype", &layout_, &why)) {
+  if (std::string why;
+      const int code = call.datatype_problem(datatype_, "datatype", &layout_, &why)) {
     pr.note(code, why, false);
     return pr;
   }
@@ -122,12 +123,11 @@ void ReductionCall::prepare(const CollectiveCall& call, const AlgorithmInfo& alg
   // Agreed: the context's one-node test and the call's size (what shared_window() checks), first
   // without the blocks (the one-node form of late-fold has its own block count), then with them.
   const int64_t bytes = view_.units * view_.unit.size;
-  in->cost.shared_memory =
-      call.context().shared_memory && fits_shared_window(call.p(), 0, bytes);
+  in->cost.shared_memory = call.context().shared_memory && fits_shared_window(call.p(), 0, bytes);
   // Blocks from the agreed units, never from this rank's own count (datatype_layout.hpp).
   in->blocks = call.block_count(algo, *in, view_.units);
-  in->cost.shared_memory =
-      in->cost.shared_memory && fits_shared_window(call.p(), in->blocks, bytes);
+  in->cost.shared_memory = in->cost.shared_memory &&
+                           fits_shared_window(call.p(), in->blocks, bytes);
   if (!algo.uses_arrivals) in->arrivals.clear();
 }
 
@@ -135,7 +135,6 @@ SharedWindow* ReductionCall::window(CollectiveCall& call, const GeneratorInput& 
   if (!one_version_ || !in.cost.shared_memory) return nullptr;
   return call.context().shared_window(in.blocks, view_.units * view_.unit.size);
 }
-
 
 AutoRequest ReductionCall::auto_request(const CollectiveCall& call,
                                         const std::vector<double>& arrivals) {
@@ -154,8 +153,7 @@ AutoRequest ReductionCall::auto_request(const CollectiveCall& call,
   return r;
 }
 
-GeneratorInput ReductionCall::generator_input(const CollectiveCall& call,
-                                              const AlgorithmInfo& algo,
+GeneratorInput ReductionCall::generator_input(const CollectiveCall& call, const AlgorithmInfo& algo,
                                               std::vector<double> arrivals) {
   GeneratorInput in;
   base_input(call, &in);

@@ -19,7 +19,11 @@ class ReductionCall : public CollectiveDescription {
  public:
   ReductionCall(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 int root)
-      : sendbuf_(sendbuf), recvbuf_(recvbuf), count_(count), datatype_(datatype), op_(op),
+      : sendbuf_(sendbuf),
+        recvbuf_(recvbuf),
+        count_(count),
+        datatype_(datatype),
+        op_(op),
         root_(root) {}
 
   CallDescriptor descriptor() const override { return desc_; }
@@ -55,16 +59,18 @@ class ReductionCall : public CollectiveDescription {
   // agrees on; null for messages. Collective (it may grow the window).
   SharedWindow* window(CollectiveCall& call, const GeneratorInput& in) const;
   // A send buffer's data in the view's units.
-  const void* data_of(const void* sendbuf) const { return sendbuf == MPI_IN_PLACE ? recvbuf_ : sendbuf; }
+  const void* data_of(const void* sendbuf) const {
+    return sendbuf == MPI_IN_PLACE ? recvbuf_ : sendbuf;
+  }
 
   const void* sendbuf_;
   void* recvbuf_;
   int count_;
   MPI_Datatype datatype_;
   MPI_Op op_;
-  int root_;  // -1: allreduce
-  bool substituting_ = false;  // substitute(): an op without identity stands in with zeros
-  bool identity_ = true;       // the stand-in holds the op's identity
+  int root_;                       // -1: allreduce
+  bool substituting_ = false;      // substitute(): an op without identity stands in with zeros
+  bool identity_ = true;           // the stand-in holds the op's identity
   bool own_data_missing_ = false;  // the rank contributes a stand-in, not its send data
   DatatypeLayout layout_;
   DataView view_;

@@ -65,8 +65,8 @@ std::uint32_t published_flags(const CollectiveCall& call, bool reads_arrivals) {
   std::uint32_t f = 0;
   if (o.monitor != nullptr) f |= observe::kCallMonitor;
   const Selection& sel = call.selection();
-  const bool arrivals_read =
-      reads_arrivals && (sel.is_auto || (sel.algo != nullptr && sel.algo->uses_arrivals));
+  const bool arrivals_read = reads_arrivals &&
+                             (sel.is_auto || (sel.algo != nullptr && sel.algo->uses_arrivals));
   if (arrivals_read && o.arrivals != nullptr) {
     f |= observe::kCallArrivals;
     if (o.arrivals_agreed) f |= observe::kCallArrivalsAgreed;
@@ -106,8 +106,8 @@ void publish_call(observe::CallWatch& w, const CollectiveCall& call, const CallD
                   bool reads_arrivals, bool stand_in) {
   std::uint32_t flags = published_flags(call, reads_arrivals);
   if (stand_in) flags |= observe::kCallStandIn;
-  const double* arrivals =
-      (flags & observe::kCallArrivalsAgreed) ? call.options().arrivals : nullptr;
+  const double* arrivals = (flags & observe::kCallArrivalsAgreed) ? call.options().arrivals
+                                                                  : nullptr;
   const long long* portions = cd.portions;
   if (portions != nullptr) flags |= observe::kCallPortions;
   observe::CommObserver& o = *w.observer();
@@ -166,8 +166,9 @@ int settle_on_board(CollectiveCall& call, CollectiveDescription& d, int code,
   if (!call.adopt_options(found.call, found.arrays, &why) ||
       !d.substitute(call, source, refusal, &why))
     return fail_local(code, message + " (this rank cannot take part in the other ranks' " + name +
-                                ": " + why + "; they may wait for it, and the watchdog names "
-                                             "this refusal)");
+                                ": " + why +
+                                "; they may wait for it, and the watchdog names "
+                                "this refusal)");
   own->code = code;
   own->local = true;
   own->substituted = true;

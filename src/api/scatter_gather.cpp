@@ -55,9 +55,8 @@ class ScatterGatherCall final : public CollectiveDescription {
                                           std::string(all_args_.counts_name) + "[" +
                                               std::to_string(root_) + "] * size(" +
                                               all_args_.type_name + ")");
-        if (root_problem_.ok() &&
-            spans_overlap(own_args_.buf, own_args_.count, own_.layout, all_args_.buf,
-                          span(all_args_), all_.layout)) {
+        if (root_problem_.ok() && spans_overlap(own_args_.buf, own_args_.count, own_.layout,
+                                                all_args_.buf, span(all_args_), all_.layout)) {
           aliased_ = true;
           root_problem_.note(PAPCOLL_ERR_ARG, std::string(own_args_.buf_name) + " and " +
                                                   all_args_.buf_name +
@@ -82,7 +81,7 @@ class ScatterGatherCall final : public CollectiveDescription {
 
   bool stand_in(CollectiveCall&, const ArgProblem& problem) override {
     if (!native_) {
-      own_.usable = false;  // relays only; writes nothing into its buffer
+      own_.usable = false;                            // relays only; writes nothing into its buffer
       own_data_missing_ = dir_ == Direction::gather;  // gatherv: zeros for its portion
       return true;
     }
@@ -197,10 +196,10 @@ class ScatterGatherCall final : public CollectiveDescription {
     if (native_) return PAPCOLL_SUCCESS;
     PAPCOLL_TRY(agree_on_root_input(call, root_, root_problem_, bytes_, &agreed_));
     if (!is_root_ && own_problem_.ok()) {
-      own_problem_ = check_own_bytes(
-          own_args_, own_.layout, agreed_.bytes[rank_],
-          "the root's " + std::string(all_args_.counts_name) + "[" + std::to_string(rank_) +
-              "] * size(" + all_args_.type_name + ")");
+      own_problem_ = check_own_bytes(own_args_, own_.layout, agreed_.bytes[rank_],
+                                     "the root's " + std::string(all_args_.counts_name) + "[" +
+                                         std::to_string(rank_) + "] * size(" + all_args_.type_name +
+                                         ")");
       own_.usable = own_problem_.ok();
       if (!own_.usable && dir_ == Direction::gather) own_data_missing_ = true;
     }
@@ -218,8 +217,8 @@ class ScatterGatherCall final : public CollectiveDescription {
                                   o.count, o.type, root_, comm);
       return rc == MPI_SUCCESS ? PAPCOLL_SUCCESS : call.mpi_error({rc, "MPI_Scatterv"});
     }
-    const int rc = MPI_Gatherv(o.buf, o.count, o.type, const_cast<void*>(a.buf), a.counts,
-                               a.displs, a.type, root_, comm);
+    const int rc = MPI_Gatherv(o.buf, o.count, o.type, const_cast<void*>(a.buf), a.counts, a.displs,
+                               a.type, root_, comm);
     return rc == MPI_SUCCESS ? PAPCOLL_SUCCESS : call.mpi_error({rc, "MPI_Gatherv"});
   }
 

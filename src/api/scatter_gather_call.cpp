@@ -85,22 +85,23 @@ ArgProblem check_root_portions(const CollectiveCall& call, const PortionsArgs& a
   long long total = 0;
   for (int i = 0; i < p && pr.ok(); ++i) {
     if (a.counts[i] < 0)
-      pr.note(PAPCOLL_ERR_ARG, std::string(a.counts_name) + "[" + std::to_string(i) +
-                                   "] is negative (" + std::to_string(a.counts[i]) + ")",
+      pr.note(PAPCOLL_ERR_ARG,
+              std::string(a.counts_name) + "[" + std::to_string(i) + "] is negative (" +
+                  std::to_string(a.counts[i]) + ")",
               false);
     else if (a.displs[i] < 0)
-      pr.note(PAPCOLL_ERR_ARG, "displs[" + std::to_string(i) + "] is negative (" +
-                                   std::to_string(a.displs[i]) + ")",
+      pr.note(PAPCOLL_ERR_ARG,
+              "displs[" + std::to_string(i) + "] is negative (" + std::to_string(a.displs[i]) + ")",
               false);
     (*bytes)[i] = static_cast<long long>(std::max(a.counts[i], 0)) * layout->size;
     total += (*bytes)[i];
   }
   if (!pr.ok()) return pr;
   if (total > INT_MAX)
-    pr.note(PAPCOLL_ERR_ARG, "the portions have " + std::to_string(total) +
-                                 " bytes in all; at most " + std::to_string(INT_MAX) +
-                                 " are supported",
-             false);
+    pr.note(PAPCOLL_ERR_ARG,
+            "the portions have " + std::to_string(total) + " bytes in all; at most " +
+                std::to_string(INT_MAX) + " are supported",
+            false);
   else if (total > 0 && a.buf == nullptr)
     pr.note(PAPCOLL_ERR_ARG, std::string(a.buf_name) + " is NULL");
   return pr;
@@ -112,9 +113,8 @@ ArgProblem check_own_portion(const CollectiveCall& call, const OwnArgs& a, Datat
     pr.note(PAPCOLL_ERR_ARG,
             std::string(a.buf_name) + " is MPI_IN_PLACE on a rank that is not the root", false);
   else if (a.count < 0)
-    pr.note(PAPCOLL_ERR_ARG, std::string(a.count_name) + " is negative (" +
-                                 std::to_string(a.count) + ")",
-            false);
+    pr.note(PAPCOLL_ERR_ARG,
+            std::string(a.count_name) + " is negative (" + std::to_string(a.count) + ")", false);
   if (std::string why; pr.ok()) {
     const int code = call.datatype_problem(a.type, a.type_name, layout, &why);
     if (code != PAPCOLL_SUCCESS) pr.note(code, why, false);
@@ -129,9 +129,9 @@ ArgProblem check_own_bytes(const OwnArgs& a, const DatatypeLayout& layout, long 
   ArgProblem pr;
   const long long mine = static_cast<long long>(a.count) * layout.size;
   if (mine != root_bytes)
-    pr.note(PAPCOLL_ERR_ARG, std::string(a.count_name) + " * size(" + a.type_name + ") = " +
-                                 std::to_string(mine) + " bytes differs from " + root_side +
-                                 " = " + std::to_string(root_bytes) + " bytes",
+    pr.note(PAPCOLL_ERR_ARG,
+            std::string(a.count_name) + " * size(" + a.type_name + ") = " + std::to_string(mine) +
+                " bytes differs from " + root_side + " = " + std::to_string(root_bytes) + " bytes",
             false);
   return pr;
 }
@@ -197,8 +197,8 @@ int agree_on_root_input(const CollectiveCall& call, int root, const ArgProblem& 
     if (code == PAPCOLL_SUCCESS)
       std::copy(bytes.begin(), bytes.end(), header.begin() + kHeaderFields);
   }
-  if (int rc = MPI_Bcast(header.data(), static_cast<int>(header.size()), MPI_INT64_T, root,
-                         ctx.comm);
+  if (int rc =
+          MPI_Bcast(header.data(), static_cast<int>(header.size()), MPI_INT64_T, root, ctx.comm);
       rc != MPI_SUCCESS)
     return call.mpi_error({rc, "MPI_Bcast"});
   if (header[kTextLength] > 0) {

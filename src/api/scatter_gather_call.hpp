@@ -29,7 +29,6 @@
 
 namespace papcoll {
 
-
 // The root's side: every rank's portion in buf (scatterv: sendbuf, sendcounts, displs, sendtype;
 // gatherv: recvbuf, recvcounts, displs, recvtype). The names are the parameters' for messages.
 struct PortionsArgs {
@@ -70,8 +69,8 @@ ArgProblem check_own_bytes(const OwnArgs& a, const DatatypeLayout& layout, long 
 
 // What every rank learns from the root: identical on every rank.
 struct RootInput {
-  std::vector<long long> bytes;  // every rank's portion, in bytes
-  CostParams cost;               // the root's alpha and beta
+  std::vector<long long> bytes;                 // every rank's portion, in bytes
+  CostParams cost;                              // the root's alpha and beta
   std::shared_ptr<const LinkModel> link_model;  // null: cost.alpha and beta for every pair
 
   long long total() const;

@@ -26,8 +26,7 @@ bool full_verification() {
 }
 
 // Everything the executor relies on to stay inside its arrays.
-std::string bounds_problem(const RankSchedule& rs, const GeneratorInput& in, int blocks,
-                           int rank) {
+std::string bounds_problem(const RankSchedule& rs, const GeneratorInput& in, int blocks, int rank) {
   if (rs.rank != rank) return "schedule of rank " + std::to_string(rs.rank);
   for (const Op& op : rs.ops) {
     if (op.peer < 0 || op.peer >= in.p || op.peer == rank)
@@ -41,8 +40,9 @@ std::string bounds_problem(const RankSchedule& rs, const GeneratorInput& in, int
 // Generates this rank's part of algo's schedule for `in` and checks it.
 int generate_checked(CommContext& ctx, const AlgorithmInfo& algo, const GeneratorInput& in,
                      const char* caller, std::shared_ptr<const RankSchedule>* out) {
-  const std::string where = std::string(caller) + ": schedule of '" + algo.name + "' for p=" +
-                            std::to_string(in.p) + ", blocks=" + std::to_string(in.blocks);
+  const std::string where = std::string(caller) + ": schedule of '" + algo.name +
+                            "' for p=" + std::to_string(in.p) +
+                            ", blocks=" + std::to_string(in.blocks);
   RankSchedule mine;
   if (full_verification()) {
     Schedule s = generate_schedule(algo, in);

@@ -35,10 +35,14 @@ CalibrationSettings read_settings() {
   CalibrationSettings s;
   if (const char* m = env("PAPCOLL_CALIBRATION")) {
     const std::string v = m;
-    if (v == "auto") s.mode = CalibrationMode::automatic;
-    else if (v == "always") s.mode = CalibrationMode::always;
-    else if (v == "off") s.mode = CalibrationMode::off;
-    else s.problems += "PAPCOLL_CALIBRATION=" + v + " is not auto, always or off (using auto); ";
+    if (v == "auto")
+      s.mode = CalibrationMode::automatic;
+    else if (v == "always")
+      s.mode = CalibrationMode::always;
+    else if (v == "off")
+      s.mode = CalibrationMode::off;
+    else
+      s.problems += "PAPCOLL_CALIBRATION=" + v + " is not auto, always or off (using auto); ";
   }
   if (const char* b = env("PAPCOLL_CALIBRATION_BUDGET_MS")) {
     double ms = 0;
@@ -133,9 +137,9 @@ std::string value_text(double v) {
 void print_verbose(const NetworkParams& n, int p) {
   const CostParams c = n.in_use(GammaClass::float32);
   std::ostringstream o;
-  o << "network of a communicator of " << p << " rank(s) on " << n.nodes << " node(s): alpha="
-    << value_text(c.alpha) << " s beta=" << value_text(c.beta) << " s/B (intra "
-    << value_text(n.intra.alpha) << ' ' << value_text(n.intra.beta) << ", inter "
+  o << "network of a communicator of " << p << " rank(s) on " << n.nodes
+    << " node(s): alpha=" << value_text(c.alpha) << " s beta=" << value_text(c.beta)
+    << " s/B (intra " << value_text(n.intra.alpha) << ' ' << value_text(n.intra.beta) << ", inter "
     << value_text(n.inter.alpha) << ' ' << value_text(n.inter.beta) << "), gamma float/double/int "
     << value_text(n.gamma[0]) << '/' << value_text(n.gamma[1]) << '/' << value_text(n.gamma[2])
     << " s/B; " << network_source_name(n.source);

@@ -33,10 +33,10 @@ enum class CalibrationMode { automatic, always, off };
 struct CalibrationSettings {
   CalibrationMode mode = CalibrationMode::automatic;
   double budget_s = 0.015;
-  std::string cache_dir;      // empty: no cache file
-  std::string network;        // PAPCOLL_NETWORK as given
-  bool verbose = false;       // PAPCOLL_VERBOSE
-  std::string problems;       // unusable values, warned about once by rank 0
+  std::string cache_dir;  // empty: no cache file
+  std::string network;    // PAPCOLL_NETWORK as given
+  bool verbose = false;   // PAPCOLL_VERBOSE
+  std::string problems;   // unusable values, warned about once by rank 0
 };
 const CalibrationSettings& calibration_settings();
 

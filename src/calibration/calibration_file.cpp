@@ -100,8 +100,8 @@ CalibrationFileResult parse_calibration(std::string_view text, const std::string
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line_no == 1) {
-      const std::string expected =
-          std::string(kCalibrationHeader) + " " + std::to_string(kCalibrationVersion);
+      const std::string expected = std::string(kCalibrationHeader) + " " +
+                                   std::to_string(kCalibrationVersion);
       if (line.rfind(kCalibrationHeader, 0) != 0)
         return bad(1, "not a papcoll calibration file (expected '" + expected + "')");
       if (line != expected)
@@ -109,7 +109,8 @@ CalibrationFileResult parse_calibration(std::string_view text, const std::string
                           expected + "')");
       continue;
     }
-    if (const size_t hash = line.find('#'); hash != std::string_view::npos && !line.starts_with("library"))
+    if (const size_t hash = line.find('#');
+        hash != std::string_view::npos && !line.starts_with("library"))
       line = line.substr(0, hash);
     const std::vector<std::string_view> f = fields_of(line);
     if (f.empty()) continue;
@@ -117,19 +118,22 @@ CalibrationFileResult parse_calibration(std::string_view text, const std::string
     if (name == "end") {
       ended = true;
     } else if (name == "key") {
-      if (f.size() != 2 || f[1].size() != 16) return bad(line_no, "expected 'key' and 16 hex digits");
+      if (f.size() != 2 || f[1].size() != 16)
+        return bad(line_no, "expected 'key' and 16 hex digits");
       std::uint64_t h = 0;
       const auto [end, ec] = std::from_chars(f[1].data(), f[1].data() + 16, h, 16);
       if (ec != std::errc() || end != f[1].data() + 16) return bad(line_no, "key is not hex");
       if (h != key.hash)
         return bad(line_no, "foreign file: written for key " + std::string(f[1]) +
                                 " (another host list, communicator size or MPI library), this "
-                                "communicator's is " + key_text(key.hash));
+                                "communicator's is " +
+                                key_text(key.hash));
       have_key = true;
     } else if (name == "ranks" || name == "nodes") {
       int v = 0;
       if (f.size() != 2 ||
-          std::from_chars(f[1].data(), f[1].data() + f[1].size(), v).ptr != f[1].data() + f[1].size() ||
+          std::from_chars(f[1].data(), f[1].data() + f[1].size(), v).ptr !=
+              f[1].data() + f[1].size() ||
           v < 1)
         return bad(line_no, "expected '" + std::string(name) + " N' with N >= 1");
       if (name == "ranks") {
@@ -152,8 +156,8 @@ CalibrationFileResult parse_calibration(std::string_view text, const std::string
       LinkParams l;
       if (f.size() == 2 && f[1] == "none") {
       } else if (f.size() != 3 || !number(f[1], &l.alpha) || !number(f[2], &l.beta)) {
-        return bad(line_no, "expected '" + std::string(name) +
-                                " ALPHA BETA' (finite, >= 0) or '" + std::string(name) + " none'");
+        return bad(line_no, "expected '" + std::string(name) + " ALPHA BETA' (finite, >= 0) or '" +
+                                std::string(name) + " none'");
       }
       (name == "intra" ? p.intra : p.inter) = l;
       (name == "intra" ? have_intra : have_inter) = true;
@@ -198,7 +202,8 @@ std::string write_calibration(const NetworkParams& params, const CalibrationKey&
     << "ranks " << key.ranks << "\n"
     << "nodes " << params.nodes << "\n"
     << "library " << one_line(key.library) << "\n";
-  for (const auto& [name, l] : {std::pair{"intra", params.intra}, std::pair{"inter", params.inter}}) {
+  for (const auto& [name, l] :
+       {std::pair{"intra", params.intra}, std::pair{"inter", params.inter}}) {
     o << name;
     if (l.known())
       o << ' ' << text_of(l.alpha) << ' ' << text_of(l.beta) << "\n";

@@ -34,7 +34,7 @@ inline constexpr int kCalibrationVersion = 1;
 struct CalibrationKey {
   std::uint64_t hash = 0;  // calibration_key_hash of the three below
   int ranks = 0;
-  std::string library;     // MPI_Get_library_version, one line
+  std::string library;  // MPI_Get_library_version, one line
 };
 
 // FNV-1a (64 bit) over the sorted hashes of the ranks' host names, the communicator size and

@@ -24,7 +24,14 @@ constexpr int kMaxSteps = 24;
 
 // What each rank reports to rank 0: one pair's estimates per phase (as its initiator) and its
 // own gammas; NaN for what it did not measure.
-enum Report { kIntraAlpha, kIntraBeta, kInterAlpha, kInterBeta, kGamma0, kReportDoubles = kGamma0 + kGammaClasses };
+enum Report {
+  kIntraAlpha,
+  kIntraBeta,
+  kInterAlpha,
+  kInterBeta,
+  kGamma0,
+  kReportDoubles = kGamma0 + kGammaClasses
+};
 
 // Seconds per byte of MPI_Reduce_local(MPI_SUM) over 64 KiB of each class, the fastest of a few
 // runs within budget_s.

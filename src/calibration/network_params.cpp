@@ -1,8 +1,8 @@
 #include "calibration/network_params.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 
 namespace papcoll {
@@ -97,10 +97,9 @@ NetworkSetting parse_network_setting(const std::string& value) {
         return false;
     return true;
   };
-  const bool numeric =
-      !value.empty() && (std::isdigit(static_cast<unsigned char>(value[0])) || value[0] == '.' ||
-                         value[0] == '-' || value[0] == '+' || starts_with_ci("nan") ||
-                         starts_with_ci("inf"));
+  const bool numeric = !value.empty() && (std::isdigit(static_cast<unsigned char>(value[0])) ||
+                                          value[0] == '.' || value[0] == '-' || value[0] == '+' ||
+                                          starts_with_ci("nan") || starts_with_ci("inf"));
   if (!numeric) {
     s.is_path = true;
     s.path = value;
@@ -142,8 +141,7 @@ NetworkSetting parse_network_setting(const std::string& value) {
 }
 
 double median_of(std::vector<double>& v) {
-  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }),
-          v.end());
+  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }), v.end());
   if (v.empty()) return kUnknown;
   const size_t mid = v.size() / 2;
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
@@ -159,8 +157,8 @@ NetworkParams params_from_link_model(const LinkModel& m, const std::vector<int>&
   const int p = m.p();
   std::vector<int> nodes(node_of.begin(), node_of.end());
   std::sort(nodes.begin(), nodes.end());
-  n.nodes = std::max<int>(1, static_cast<int>(std::unique(nodes.begin(), nodes.end()) -
-                                              nodes.begin()));
+  n.nodes =
+      std::max<int>(1, static_cast<int>(std::unique(nodes.begin(), nodes.end()) - nodes.begin()));
   if (m.is_homogeneous() || p < 2) {
     if (p >= 2) {
       const LinkParams l{m.alpha(0, 1), m.beta(0, 1)};
@@ -177,7 +175,8 @@ NetworkParams params_from_link_model(const LinkModel& m, const std::vector<int>&
     const int i = static_cast<int>(k / (p - 1));
     int j = static_cast<int>(k % (p - 1));
     if (j >= i) ++j;
-    const bool same = static_cast<size_t>(std::max(i, j)) < node_of.size() && node_of[i] == node_of[j];
+    const bool same = static_cast<size_t>(std::max(i, j)) < node_of.size() &&
+                      node_of[i] == node_of[j];
     a[same ? 0 : 1].push_back(m.alpha(i, j));
     b[same ? 0 : 1].push_back(m.beta(i, j));
   }

@@ -43,10 +43,10 @@ struct LinkParams {
 };
 
 struct NetworkParams {
-  LinkParams intra;  // two ranks on one node
-  LinkParams inter;  // two ranks on different nodes
+  LinkParams intra;                                              // two ranks on one node
+  LinkParams inter;                                              // two ranks on different nodes
   double gamma[kGammaClasses] = {kUnknown, kUnknown, kUnknown};  // seconds per byte reduced
-  int nodes = 1;                                                  // nodes the communicator spans
+  int nodes = 1;                                                 // nodes the communicator spans
   NetworkSource source = NetworkSource::defaults;
   double seconds = 0;  // how long the measurement took (rank 0's clock); 0 unless measured
 

@@ -4,10 +4,10 @@
 #include "executor/node_detection.hpp"
 #include "executor/shared_transport.hpp"
 
-#include <mutex>
 #include <algorithm>
-#include <vector>
+#include <mutex>
 #include <utility>
+#include <vector>
 
 namespace papcoll {
 
@@ -62,13 +62,13 @@ const Keyvals& keyvals() {
   static const Keyvals k = [] {
     Keyvals r;
     int hook = MPI_KEYVAL_INVALID;
-    r.status = mpi_check(
-        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_context, &r.context, nullptr),
-        "MPI_Comm_create_keyval");
+    r.status = mpi_check(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_context, &r.context,
+                                                nullptr),
+                         "MPI_Comm_create_keyval");
     if (r.status.ok())
-      r.status = mpi_check(
-          MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_hook, &hook, nullptr),
-          "MPI_Comm_create_keyval");
+      r.status =
+          mpi_check(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_hook, &hook, nullptr),
+                    "MPI_Comm_create_keyval");
     if (r.status.ok())
       r.status = mpi_check(MPI_Comm_set_attr(MPI_COMM_SELF, hook, nullptr), "MPI_Comm_set_attr");
     return r;
@@ -90,8 +90,8 @@ MpiStatus comm_context(MPI_Comm user_comm, CommContext** out) {
   }
   auto ctx = std::make_unique<CommContext>();
   PAPCOLL_MPI_TRY(MPI_Comm_dup(user_comm, &ctx->comm), "MPI_Comm_dup");
-  MpiStatus s = mpi_check(MPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN),
-                          "MPI_Comm_set_errhandler");
+  MpiStatus s =
+      mpi_check(MPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   if (s.ok()) s = mpi_check(MPI_Comm_rank(ctx->comm, &ctx->rank), "MPI_Comm_rank");
   if (s.ok()) s = mpi_check(MPI_Comm_size(ctx->comm, &ctx->size), "MPI_Comm_size");
   NodeLayouts layouts;

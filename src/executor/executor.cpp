@@ -99,7 +99,10 @@ struct RecvPlan {
 class Run {
  public:
   Run(int blocks, const ExecBuffer& buf, MPI_Comm comm, ScratchBuffer& scratch)
-      : blocks_(blocks), buf_(buf), comm_(comm), scratch_(scratch),
+      : blocks_(blocks),
+        buf_(buf),
+        comm_(comm),
+        scratch_(scratch),
         readers_head_(static_cast<size_t>(blocks), -1),
         sent_in_step_(static_cast<size_t>(blocks), -1) {}
 
@@ -132,7 +135,8 @@ class Run {
       p.n = total_of(p.ranges);
       if (p.n == 0) continue;
       bool overlaps_send = false;
-      op.blocks.for_each([&](int b) { overlaps_send = overlaps_send || sent_in_step_[b] == index; });
+      op.blocks.for_each(
+          [&](int b) { overlaps_send = overlaps_send || sent_in_step_[b] == index; });
       if (op.combine == Combine::reduce || overlaps_send) {
         p.scratch_offset = (scratch_bytes + kScratchAlign - 1) / kScratchAlign * kScratchAlign;
         scratch_bytes = p.scratch_offset + layout().temp_bytes(p.n);
@@ -229,8 +233,8 @@ class Run {
       displs_.push_back(static_cast<MPI_Aint>(r.offset * layout().extent));
     }
     MPI_Datatype t = MPI_DATATYPE_NULL;
-    int rc = MPI_Type_create_hindexed(static_cast<int>(ranges.size()), lens_.data(),
-                                      displs_.data(), layout().type, &t);
+    int rc = MPI_Type_create_hindexed(static_cast<int>(ranges.size()), lens_.data(), displs_.data(),
+                                      layout().type, &t);
     if (rc != MPI_SUCCESS) return rc;
     rc = MPI_Type_commit(&t);
     if (rc == MPI_SUCCESS) rc = start(buf_.work, 1, t);
@@ -258,13 +262,13 @@ class Run {
   const ExecBuffer& buf_;
   const MPI_Comm comm_;
   ScratchBuffer& scratch_;
-  std::vector<MPI_Request> sends_;      // every send of the run; completed ones are null
-  std::vector<int> paced_;              // the synchronous sends (indices into sends_), in order
-  size_t paced_done_ = 0;               // paced_[..paced_done_) are complete
-  std::vector<ReaderNode> readers_;     // per block, a list of the sends that read it
-  std::vector<int> readers_head_;       // newest reader node per block, -1: none pending
-  std::vector<int> sent_in_step_;       // index of the last step that sent the block
-  std::vector<RecvPlan> plans_;         // per-step working storage, kept to reuse allocations
+  std::vector<MPI_Request> sends_;   // every send of the run; completed ones are null
+  std::vector<int> paced_;           // the synchronous sends (indices into sends_), in order
+  size_t paced_done_ = 0;            // paced_[..paced_done_) are complete
+  std::vector<ReaderNode> readers_;  // per block, a list of the sends that read it
+  std::vector<int> readers_head_;    // newest reader node per block, -1: none pending
+  std::vector<int> sent_in_step_;    // index of the last step that sent the block
+  std::vector<RecvPlan> plans_;      // per-step working storage, kept to reuse allocations
   std::vector<MPI_Request> recv_reqs_;
   std::vector<Range> send_ranges_;
   std::vector<int> lens_;
@@ -273,8 +277,8 @@ class Run {
 
 }  // namespace
 
-MpiStatus execute_schedule(const RankSchedule& rs, int blocks, const ExecBuffer& buf,
-                           MPI_Comm comm, ScratchBuffer& scratch) {
+MpiStatus execute_schedule(const RankSchedule& rs, int blocks, const ExecBuffer& buf, MPI_Comm comm,
+                           ScratchBuffer& scratch) {
   if (buf.count == 0 || rs.steps.empty()) return {};
   if (buf.block_table != nullptr && static_cast<int>(buf.block_table->size()) != blocks)
     return {MPI_ERR_ARG, "execute_schedule: block table size differs from the block count"};
@@ -284,9 +288,9 @@ MpiStatus execute_schedule(const RankSchedule& rs, int blocks, const ExecBuffer&
   return s;
 }
 
-MpiStatus execute_allreduce(const RankSchedule& rs, int blocks, const void* sendbuf,
-                            void* recvbuf, int64_t count, const DatatypeLayout& layout, MPI_Op op,
-                            MPI_Comm comm, ScratchBuffer& scratch, SharedWindow* window) {
+MpiStatus execute_allreduce(const RankSchedule& rs, int blocks, const void* sendbuf, void* recvbuf,
+                            int64_t count, const DatatypeLayout& layout, MPI_Op op, MPI_Comm comm,
+                            ScratchBuffer& scratch, SharedWindow* window) {
   if (sendbuf != MPI_IN_PLACE) {
     const MpiStatus c = copy_elements(recvbuf, sendbuf, count, layout, comm);
     if (!c.ok()) return c;

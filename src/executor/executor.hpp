@@ -47,16 +47,15 @@ struct ExecBuffer {
 // Executes `rs` (the calling rank's steps of a schedule with `blocks` blocks) on `comm`, which
 // must have MPI_ERRORS_RETURN and must not carry other traffic with the same tags (a private
 // duplicate). Collective over `comm`: every rank runs its own part of the same schedule.
-MpiStatus execute_schedule(const RankSchedule& rs, int blocks, const ExecBuffer& buf,
-                           MPI_Comm comm, ScratchBuffer& scratch);
+MpiStatus execute_schedule(const RankSchedule& rs, int blocks, const ExecBuffer& buf, MPI_Comm comm,
+                           ScratchBuffer& scratch);
 
 class SharedWindow;
 
 // Allreduce: copies sendbuf (unless MPI_IN_PLACE) into recvbuf and runs the schedule there, over
 // `window` when given (a one-version schedule on one node: shared_transport.hpp).
-MpiStatus execute_allreduce(const RankSchedule& rs, int blocks, const void* sendbuf,
-                            void* recvbuf, int64_t count, const DatatypeLayout& layout, MPI_Op op,
-                            MPI_Comm comm, ScratchBuffer& scratch,
-                            SharedWindow* window = nullptr);
+MpiStatus execute_allreduce(const RankSchedule& rs, int blocks, const void* sendbuf, void* recvbuf,
+                            int64_t count, const DatatypeLayout& layout, MPI_Op op, MPI_Comm comm,
+                            ScratchBuffer& scratch, SharedWindow* window = nullptr);
 
 }  // namespace papcoll

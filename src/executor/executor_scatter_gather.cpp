@@ -11,7 +11,8 @@ constexpr int kRootPortionTag = 1;  // the root's self-message that converts its
 // Which blocks this rank's steps send or receive.
 std::vector<char> touched_blocks(const RankSchedule& rs, int p) {
   std::vector<char> touched(static_cast<size_t>(p), 0);
-  for (const Op& op : rs.ops) op.blocks.for_each([&](int b) { touched[static_cast<size_t>(b)] = 1; });
+  for (const Op& op : rs.ops)
+    op.blocks.for_each([&](int b) { touched[static_cast<size_t>(b)] = 1; });
   return touched;
 }
 
@@ -83,8 +84,8 @@ MpiStatus pack_portion(char* dst, int64_t bytes, const void* src, int n, const D
   return {};
 }
 
-MpiStatus unpack_portion(void* dst, int n, const DatatypeLayout& l, const char* src,
-                         int64_t bytes, MPI_Comm comm) {
+MpiStatus unpack_portion(void* dst, int n, const DatatypeLayout& l, const char* src, int64_t bytes,
+                         MPI_Comm comm) {
   if (bytes == 0) return {};
   if (l.dense) {
     std::memcpy(dst, src, static_cast<size_t>(bytes));

@@ -31,16 +31,16 @@ MpiStatus wait_all(int n, MPI_Request* requests, const char* call = "MPI_Waitall
 }  // namespace papcoll
 
 // Returns from the enclosing function (which returns MpiStatus) when an MPI call fails.
-#define PAPCOLL_MPI_TRY(call_expr, name)                          \
-  do {                                                            \
+#define PAPCOLL_MPI_TRY(call_expr, name)                                              \
+  do {                                                                                \
     const ::papcoll::MpiStatus papcoll_st_ = ::papcoll::mpi_check((call_expr), name); \
-    if (!papcoll_st_.ok()) return papcoll_st_;                    \
+    if (!papcoll_st_.ok()) return papcoll_st_;                                        \
   } while (0)
 
 // Returns from the enclosing function (which returns a papcoll code) when `expr`, a papcoll code,
 // is not PAPCOLL_SUCCESS (0).
-#define PAPCOLL_TRY(expr)                         \
-  do {                                            \
-    const int papcoll_rc_ = (expr);               \
-    if (papcoll_rc_ != 0) return papcoll_rc_;     \
+#define PAPCOLL_TRY(expr)                     \
+  do {                                        \
+    const int papcoll_rc_ = (expr);           \
+    if (papcoll_rc_ != 0) return papcoll_rc_; \
   } while (0)

@@ -7,9 +7,9 @@
 // Each rank owns one segment: a header (the epoch up to which the rank has finished reading
 // others' segments), one flag per block (the epoch in which the rank published it) and the data,
 // blocks of a call one after the other in block order, in packed form (`size` bytes per element,
-// no holes): positions every rank derives from the block lengths alone. Every segment has the same size, derived from values that
-// are identical on every rank, so (re)allocating is a collective every rank enters at the same
-// call without extra messages.
+// no holes): positions every rank derives from the block lengths alone. Every segment has the same
+// size, derived from values that are identical on every rank, so (re)allocating is a collective
+// every rank enters at the same call without extra messages.
 #pragma once
 
 #include <mpi.h>

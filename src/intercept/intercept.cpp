@@ -14,9 +14,10 @@
 // papcoll's message on stderr.
 //
 // Arrival history: allreduce and reduce calls whose algorithm reads arrival times ("auto", or
-// AlgorithmInfo::uses_arrivals: late-fold, prr, slt, clairvoyant) get a history-mode progress monitor per communicator (created at the first
-// such call, freed with the communicator or at MPI_Finalize), so "auto" can tell balanced from
-// imbalanced patterns in a program that never calls the monitor (docs/intercept.md).
+// AlgorithmInfo::uses_arrivals: late-fold, prr, slt, clairvoyant) get a history-mode progress
+// monitor per communicator (created at the first such call, freed with the communicator or at
+// MPI_Finalize), so "auto" can tell balanced from imbalanced patterns in a program that never calls
+// the monitor (docs/intercept.md).
 //
 // papcoll's own MPI calls (its "native" paths, agreement broadcasts) come back through these
 // wrappers; a per-thread depth counter sends them to PMPI_ directly.
@@ -38,9 +39,9 @@
 #include "intercept/intercept_quick.hpp"
 #include "intercept/intercept_stats.hpp"
 #include "observe/comm_observer.hpp"
+#include "papcoll/papcoll.h"
 #include "prediction/monitor.hpp"
 #include "schedule/registry.hpp"
-#include "papcoll/papcoll.h"
 
 namespace papcoll::intercept {
 namespace {
@@ -184,8 +185,8 @@ int history_site(Operation op, double bytes, int root) {
 struct CallInfo {
   Operation op;
   MPI_Comm comm;
-  double bytes;    // this rank's data, for the summary
-  int root = -1;   // rooted operations
+  double bytes;   // this rank's data, for the summary
+  int root = -1;  // rooted operations
   // Bytes every rank passes alike (allreduce, reduce: count * size), deciding whether the call
   // gets the arrival history; -1: never.
   double agreed_bytes = -1;
@@ -454,13 +455,13 @@ int dispatch(const CallInfo& info, RunPapcoll run_papcoll, RunNative run_native)
 }  // namespace papcoll::intercept
 
 using papcoll::intercept::bytes_of;
+using papcoll::intercept::cached_call_bytes;
 using papcoll::intercept::CallInfo;
 using papcoll::intercept::dispatch;
 using papcoll::intercept::g_observing;
-using papcoll::intercept::Operation;
-using papcoll::intercept::cached_call_bytes;
 using papcoll::intercept::g_quick_below;
 using papcoll::intercept::kTypeNotCached;
+using papcoll::intercept::Operation;
 
 namespace papcoll::intercept {
 namespace {
@@ -483,15 +484,13 @@ int quick_call(Operation op, MPI_Comm comm, long long bytes, int root, Run run) 
 // found the type there, or put it there, just before on this thread).
 [[gnu::noinline]] int observed_allreduce(const void* sendbuf, void* recvbuf, int count,
                                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return quick_call(Operation::allreduce, comm, count * t_type_size.size, -1, [&] {
-    return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-  });
+  return quick_call(Operation::allreduce, comm, count * t_type_size.size, -1,
+                    [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); });
 }
 [[gnu::noinline]] int observed_reduce(const void* sendbuf, void* recvbuf, int count,
                                       MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
-  return quick_call(Operation::reduce, comm, count * t_type_size.size, root, [&] {
-    return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-  });
+  return quick_call(Operation::reduce, comm, count * t_type_size.size, root,
+                    [&] { return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); });
 }
 [[gnu::noinline]] int observed_bcast(void* buffer, int count, MPI_Datatype datatype, int root,
                                      MPI_Comm comm) {
@@ -499,8 +498,8 @@ int quick_call(Operation op, MPI_Comm comm, long long bytes, int root, Run run) 
                     [&] { return PMPI_Bcast(buffer, count, datatype, root, comm); });
 }
 
-int allreduce_call(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
-                   MPI_Op op, MPI_Comm comm);
+int allreduce_call(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm);
 int reduce_call(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 int root, MPI_Comm comm);
 int bcast_call(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
@@ -574,8 +573,8 @@ extern "C" {
 // wrapper saves no register (a call to type_size_slow in the wrapper made every call push and
 // pop six: about 3 % of an 8-byte MPI_Bcast at 2 ranks). A type not in the cache goes to
 // *_entry (out of line), which finds its size and decides the same way.
-int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
-                  MPI_Op op, MPI_Comm comm) {
+int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                  MPI_Comm comm) {
   const long long b = cached_call_bytes(count, datatype);
   if (b >= 0 && b < g_quick_below[static_cast<int>(Operation::allreduce)]) {
     if (!g_observing) return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
@@ -621,8 +620,8 @@ int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
                                   recvtype, comm, o);
       },
       [&] {
-        return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                               recvtype, comm);
+        return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                               comm);
       });
 }
 
@@ -636,8 +635,8 @@ int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
       CallInfo{Operation::scatterv, comm,
                recvbuf == MPI_IN_PLACE ? 0.0 : bytes_of(recvcount, recvtype), root},
       [&](const papcoll_options* o) {
-        return papcoll_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
-                                recvtype, root, comm, o);
+        return papcoll_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                                root, comm, o);
       },
       [&] {
         return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
@@ -654,8 +653,8 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
       CallInfo{Operation::gatherv, comm,
                sendbuf == MPI_IN_PLACE ? 0.0 : bytes_of(sendcount, sendtype), root},
       [&](const papcoll_options* o) {
-        return papcoll_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                               recvtype, root, comm, o);
+        return papcoll_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                               root, comm, o);
       },
       [&] {
         return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,

@@ -37,8 +37,10 @@ Config parse() {
     if (end != nullptr && *end == '\0' && v >= 0)
       cfg.history_min_bytes = v;
     else
-      std::fprintf(stderr, "papcoll-intercept: PAPCOLL_HISTORY_MIN_BYTES=%s is not a byte count; "
-                           "using %lld\n", m, cfg.history_min_bytes);
+      std::fprintf(stderr,
+                   "papcoll-intercept: PAPCOLL_HISTORY_MIN_BYTES=%s is not a byte count; "
+                   "using %lld\n",
+                   m, cfg.history_min_bytes);
   }
   if (const char* n = std::getenv("PAPCOLL_HISTORY_SAMPLE"); n != nullptr && *n != '\0') {
     char* end = nullptr;
@@ -46,8 +48,10 @@ Config parse() {
     if (end != nullptr && *end == '\0' && v >= 1 && v <= 1000000)
       cfg.history_sample = static_cast<int>(v);
     else
-      std::fprintf(stderr, "papcoll-intercept: PAPCOLL_HISTORY_SAMPLE=%s is not in 1..1000000; "
-                           "using %d\n", n, cfg.history_sample);
+      std::fprintf(stderr,
+                   "papcoll-intercept: PAPCOLL_HISTORY_SAMPLE=%s is not in 1..1000000; "
+                   "using %d\n",
+                   n, cfg.history_sample);
   }
   for (int i = 0; i < static_cast<int>(Operation::count); ++i) {
     const auto op = static_cast<Operation>(i);

@@ -13,8 +13,8 @@ namespace papcoll::intercept {
 
 enum class Operation { allreduce, reduce, bcast, allgatherv, scatterv, gatherv, count };
 
-const char* operation_name(Operation op);      // "allreduce"
-const char* mpi_function_name(Operation op);   // "MPI_Allreduce"
+const char* operation_name(Operation op);     // "allreduce"
+const char* mpi_function_name(Operation op);  // "MPI_Allreduce"
 
 struct OperationChoice {
   bool native = false;    // straight to PMPI_

@@ -26,8 +26,8 @@ static constexpr char kNativeName[] = "native";
 
 // This thread's observe::t_cache, read through initial-exec TLS: the library is loaded at
 // start-up (LD_PRELOAD or linked), so this costs no __tls_get_addr after the first call.
-__attribute__((tls_model("initial-exec"))) inline constinit thread_local observe::ThreadCache*
-    t_observe_cache = nullptr;
+__attribute__((tls_model(
+    "initial-exec"))) inline constinit thread_local observe::ThreadCache* t_observe_cache = nullptr;
 
 inline observe::ThreadCache& observe_cache() {
   observe::ThreadCache* c = t_observe_cache;
@@ -94,8 +94,8 @@ int observed_native(Operation op, MPI_Comm comm, long long agreed_bytes, int roo
     using Repeat = observe::ReportRecord::Repeat;
     constexpr observe::AutoReason named = observe::AutoReason::named;
     observe::ReportRecord* const report = obs->report;
-    const bool latest =
-        report == nullptr || report->quiet_repeat(key, kNativeName, named, obs->seq + 1);
+    const bool latest = report == nullptr ||
+                        report->quiet_repeat(key, kNativeName, named, obs->seq + 1);
     Repeat repeat = Repeat::counted;
     if (!latest) {
       repeat = report->timed_repeat(key, kNativeName, named, obs->seq + 1)

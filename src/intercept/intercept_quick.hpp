@@ -42,8 +42,8 @@ struct TypeSizeCache {
   long long size = -1;
   unsigned long frees = ~0UL;
 };
-__attribute__((tls_model("initial-exec"), visibility("hidden"))) inline constinit thread_local
-    TypeSizeCache t_type_size;
+__attribute__((tls_model("initial-exec"),
+               visibility("hidden"))) inline constinit thread_local TypeSizeCache t_type_size;
 PAPCOLL_INTERCEPT_LOCAL extern std::atomic<unsigned long> g_type_frees;
 
 inline long long type_size(MPI_Datatype type) {

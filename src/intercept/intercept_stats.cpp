@@ -82,11 +82,13 @@ void print_summary() {
   }
   PMPI_Reduce(local.data(), sum.data(), static_cast<int>(local.size()), MPI_DOUBLE, MPI_SUM, 0,
               MPI_COMM_WORLD);
-  PMPI_Reduce(local_s.data(), max_s.data(), static_cast<int>(local_s.size()), MPI_DOUBLE,
-              MPI_MAX, 0, MPI_COMM_WORLD);
+  PMPI_Reduce(local_s.data(), max_s.data(), static_cast<int>(local_s.size()), MPI_DOUBLE, MPI_MAX,
+              0, MPI_COMM_WORLD);
   if (rank != 0) return;
-  std::fprintf(stderr, "papcoll-intercept summary (%d ranks; calls and bytes summed over ranks, "
-                       "time: the slowest rank's total)\n", size);
+  std::fprintf(stderr,
+               "papcoll-intercept summary (%d ranks; calls and bytes summed over ranks, "
+               "time: the slowest rank's total)\n",
+               size);
   std::fprintf(stderr, "  %-15s %-20s %10s %14s %10s %10s\n", "operation", "algorithm", "calls",
                "bytes", "time_s", "fallbacks");
   size_t i = 0;

@@ -10,10 +10,10 @@ namespace papcoll {
 
 double student_t95(int dof) {
   // Two-sided 95% quantiles (t_{0.975}) for 1..30 degrees of freedom, then a few tabulated points.
-  static const double small[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262,
-                                 2.228,  2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101,
-                                 2.093,  2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052,
-                                 2.048,  2.045, 2.042};
+  static const double small[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+                                 2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
+                                 2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+                                 2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
   if (dof < 1) return std::numeric_limits<double>::infinity();
   if (dof <= 30) return small[dof - 1];
   if (dof <= 40) return 2.021;

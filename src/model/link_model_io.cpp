@@ -4,9 +4,9 @@
 #include <cstring>
 #include <exception>
 #include <fstream>
-#include <optional>
 #include <istream>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -97,7 +97,8 @@ class LineReader {
 };
 
 std::vector<std::string_view> fields_of(std::string_view line) {
-  if (const size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+  if (const size_t hash = line.find('#'); hash != std::string_view::npos)
+    line = line.substr(0, hash);
   std::vector<std::string_view> f;
   size_t i = 0;
   while (i < line.size()) {
@@ -152,8 +153,8 @@ class Parser {
       last_line_ = in.at_end();
       const std::vector<std::string_view> f = fields_of(text);
       if (line_ == 1) {
-        if (f.empty()) return fail("empty file or empty first line (expected the header '" +
-                                   header() + "')");
+        if (f.empty())
+          return fail("empty file or empty first line (expected the header '" + header() + "')");
         if (std::string e = check_header(f); !e.empty()) return fail_at(e);
         continue;
       }
@@ -255,8 +256,8 @@ class Parser {
     return values(f[2], f[3], "link " + pair_name(*i, *j), &alpha_[k], &beta_[k]);
   }
 
-  std::string values(std::string_view a, std::string_view b, const std::string& what,
-                     double* alpha, double* beta) const {
+  std::string values(std::string_view a, std::string_view b, const std::string& what, double* alpha,
+                     double* beta) const {
     const std::optional<double> x = double_of(a), y = double_of(b);
     if (!x) return "alpha of " + what + " is not a number: '" + std::string(a) + "'";
     if (!y) return "beta of " + what + " is not a number: '" + std::string(b) + "'";
@@ -303,12 +304,14 @@ class Parser {
       }
     for (int r = 0; r < p_; ++r)
       if (!mentioned[r])
-        return "rank " + std::to_string(r) + " has no link lines (the model is for p=" +
-               std::to_string(p_) + "; list every ordered pair or give a 'default ALPHA BETA' line)";
+        return "rank " + std::to_string(r) +
+               " has no link lines (the model is for p=" + std::to_string(p_) +
+               "; list every ordered pair or give a 'default ALPHA BETA' line)";
     std::string list;
     for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
     return "missing " + std::to_string(pairs - links_) + " of " + std::to_string(pairs) +
-           " links, e.g. " + list + " (list every ordered pair or give a 'default ALPHA BETA' line)";
+           " links, e.g. " + list +
+           " (list every ordered pair or give a 'default ALPHA BETA' line)";
   }
 
   LinkModelResult fail(const std::string& e) const { return {nullptr, source_ + ": " + e}; }

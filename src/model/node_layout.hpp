@@ -35,8 +35,8 @@ struct NodeLayout {
   // Position of rank r among its node's ranks (0 for the leader).
   int local_index(int r) const;
   std::vector<int> node_sizes() const;  // per node
-  int largest_node() const;   // ranks on the largest node (0 when p = 0)
-  int smallest_node() const;  // ranks on the smallest node (0 when p = 0)
+  int largest_node() const;             // ranks on the largest node (0 when p = 0)
+  int smallest_node() const;            // ranks on the smallest node (0 when p = 0)
   // Every node holds one rank: the layout says nothing a flat model does not.
   bool one_rank_per_node() const { return nodes() == p(); }
   bool single_node() const { return p() > 0 && nodes() == 1; }

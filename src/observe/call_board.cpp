@@ -21,15 +21,14 @@ std::uint64_t bytes_hash(const void* data, size_t bytes) {
 MpiStatus Board::open(MPI_Comm comm, bool shared) {
   PAPCOLL_MPI_TRY(PMPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
   PAPCOLL_MPI_TRY(PMPI_Comm_size(comm, &size_), "MPI_Comm_size");
-  segment_ = static_cast<MPI_Aint>(sizeof(BoardSlot) + sizeof(BoardExtension) +
-                                   (sizeof(double) + sizeof(long long)) *
-                                       static_cast<size_t>(size_));
+  segment_ =
+      static_cast<MPI_Aint>(sizeof(BoardSlot) + sizeof(BoardExtension) +
+                            (sizeof(double) + sizeof(long long)) * static_cast<size_t>(size_));
   void* base = nullptr;
   shared_ = shared;
   if (shared) {
-    PAPCOLL_MPI_TRY(
-        PMPI_Win_allocate_shared(segment_, 1, MPI_INFO_NULL, comm, &base, &win_),
-        "MPI_Win_allocate_shared");
+    PAPCOLL_MPI_TRY(PMPI_Win_allocate_shared(segment_, 1, MPI_INFO_NULL, comm, &base, &win_),
+                    "MPI_Win_allocate_shared");
     slots_.assign(static_cast<size_t>(size_), nullptr);
     for (int r = 0; r < size_; ++r) {
       MPI_Aint size = 0;
@@ -82,8 +81,7 @@ void Board::close() {
   slots_.clear();
 }
 
-void Board::write_extension(std::uint64_t seq, const double* arrivals,
-                            const long long* portions) {
+void Board::write_extension(std::uint64_t seq, const double* arrivals, const long long* portions) {
   BoardExtension* ext = own_extension();
   std::atomic_ref<std::uint64_t>(ext->seq).store(kWriting, std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_release);
@@ -92,7 +90,8 @@ void Board::write_extension(std::uint64_t seq, const double* arrivals,
   ext->arrivals = arrivals != nullptr ? size_ : 0;
   ext->portions = portions != nullptr ? size_ : 0;
   if (arrivals != nullptr) std::memcpy(arrays, arrivals, n * sizeof(double));
-  if (portions != nullptr) std::memcpy(arrays + n * sizeof(double), portions, n * sizeof(long long));
+  if (portions != nullptr)
+    std::memcpy(arrays + n * sizeof(double), portions, n * sizeof(long long));
   ext->last = seq;
   std::atomic_ref<std::uint64_t>(ext->seq).store(seq, std::memory_order_release);
 }
@@ -151,9 +150,8 @@ bool Board::notify(int rank, std::uint64_t seq) {
     auto* slot = reinterpret_cast<BoardSlot*>(slots_[static_cast<size_t>(rank)]);
     std::atomic_ref<std::uint64_t> word(slot->peer_failed);
     std::uint64_t seen = word.load(std::memory_order_relaxed);
-    while (seen < seq &&
-           !word.compare_exchange_weak(seen, seq, std::memory_order_release,
-                                       std::memory_order_relaxed)) {
+    while (seen < seq && !word.compare_exchange_weak(seen, seq, std::memory_order_release,
+                                                     std::memory_order_relaxed)) {
     }
     std::atomic_thread_fence(std::memory_order_seq_cst);
     return true;

@@ -46,15 +46,15 @@ inline CallState word_state(std::uint64_t w) { return static_cast<CallState>(w &
 
 // BoardCall::flags.
 enum BoardCallFlag : std::uint32_t {
-  kCallRefused = 1,         // the rank refused the call: it could not know its pattern
-  kCallStandIn = 2,         // the rank takes part with stand-in data (its own data is missing)
-  kCallMonitor = 4,         // the options name a progress monitor
-  kCallArrivals = 8,        // options.arrivals is given
-  kCallArrivalsAgreed = 16, // ... with arrivals_agreed: the vector is in the extension
-  kCallPortions = 32,       // the extension holds every portion's bytes (all-gatherv; the root
-                            // of scatterv/gatherv)
-  kCallMpiOnly = 64,        // a call the interposition library handed to the MPI library: only
-                            // its operation, root and algorithm ("native") are known
+  kCallRefused = 1,          // the rank refused the call: it could not know its pattern
+  kCallStandIn = 2,          // the rank takes part with stand-in data (its own data is missing)
+  kCallMonitor = 4,          // the options name a progress monitor
+  kCallArrivals = 8,         // options.arrivals is given
+  kCallArrivalsAgreed = 16,  // ... with arrivals_agreed: the vector is in the extension
+  kCallPortions = 32,        // the extension holds every portion's bytes (all-gatherv; the root
+                             // of scatterv/gatherv)
+  kCallMpiOnly = 64,         // a call the interposition library handed to the MPI library: only
+                             // its operation, root and algorithm ("native") are known
 };
 
 // BoardCall::algorithm besides positions in algorithms_for(collective).
@@ -79,7 +79,7 @@ struct BoardCall {
   std::int32_t root;        // -1: none
   std::int32_t algorithm;   // as named: kAlgorithmAuto, kAlgorithmNative or a position
   std::int32_t blocks;      // options.blocks as given
-  double alpha, beta, gamma;  // options as given
+  double alpha, beta, gamma;    // options as given
   std::uint64_t arrivals_hash;  // of the agreed arrival times in the extension (0: none)
   std::uint64_t portions_hash;  // of the portions in the extension (0: none)
 };
@@ -111,7 +111,7 @@ struct BoardSlot {
                               // read (the watchdog then times the call from when it saw it)
   std::int32_t collective;    // of call `seq` (papcoll::Collective)
   std::int32_t world_rank;
-  BoardCall calls[kCallRing];          // the latest runs of calls, round robin
+  BoardCall calls[kCallRing];           // the latest runs of calls, round robin
   BoardProblem problems[kProblemRing];  // by seq % kProblemRing
   char host[64];                        // written once, when the board is made
 };
@@ -264,13 +264,13 @@ class Board {
   // The call path's, first.
   MPI_Win win_ = MPI_WIN_NULL;
   BoardSlot* own_ = nullptr;
-  int current_ = 0;  // the ring entry of the latest run
+  int current_ = 0;                            // the ring entry of the latest run
   const BoardCall* current_source_ = nullptr;  // publish_same(): the latest run's memo
   bool shared_ = false;
   bool extension_current_ = false;  // the extension belongs to the latest run
   int rank_ = 0;
   int size_ = 0;
-  MPI_Aint segment_ = 0;  // bytes of a rank's segment: its slot, its extension and the arrays
+  MPI_Aint segment_ = 0;      // bytes of a rank's segment: its slot, its extension and the arrays
   std::vector<char*> slots_;  // shared boards: every rank's segment, mapped here
   // Gets the watchdog gave up on: their buffers live until the window is closed.
   struct Pending {

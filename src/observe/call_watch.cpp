@@ -46,5 +46,4 @@ void CallWatch::record() {
   obs_->record->add(c);
 }
 
-
 }  // namespace papcoll::observe

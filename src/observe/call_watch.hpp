@@ -112,8 +112,8 @@ class CallWatch {
   bool notify(int rank) { return has_board() && obs_->board.notify(rank, seq_); }
   // Another rank told this one that its result of this call holds stand-in data.
   [[gnu::always_inline]] bool peer_failed() const {
-    return obs_ != nullptr && obs_->slot != nullptr &&
-           Board::peer_failed(obs_->slot) >= seq_ && seq_ != 0;
+    return obs_ != nullptr && obs_->slot != nullptr && Board::peer_failed(obs_->slot) >= seq_ &&
+           seq_ != 0;
   }
   // The call is not to be recorded.
   void forget() { obs_ = nullptr; }
@@ -136,8 +136,8 @@ class CallWatch {
     if (obs_->record) {
       // A call with nothing measured, like the one before: only counted (report_record.hpp).
       if (std::isnan(entry_) && std::isnan(gain_) && std::isnan(predicted_) &&
-          obs_->record->add_repeat(CallKey{collective_, key_.bytes, key_.root}, algorithm_,
-                                   reason_, seq_))
+          obs_->record->add_repeat(CallKey{collective_, key_.bytes, key_.root}, algorithm_, reason_,
+                                   seq_))
         return;
       record();
     }

@@ -19,10 +19,10 @@ ThreadCache& thread_cache() { return t_cache; }
 
 namespace {
 
-std::mutex g_observers_mutex;        // the registry below
-std::vector<CommObserver*> g_live;   // in the order they were made
-std::vector<CommData> g_retired;     // the report records of freed communicators
-long long g_made = 0;                // observers this process made (part of the ids)
+std::mutex g_observers_mutex;       // the registry below
+std::vector<CommObserver*> g_live;  // in the order they were made
+std::vector<CommData> g_retired;    // the report records of freed communicators
+long long g_made = 0;               // observers this process made (part of the ids)
 bool g_finalized = false;
 
 CommData snapshot(CommObserver& o, bool freed) {
@@ -76,8 +76,7 @@ int finalize_hook(MPI_Comm, int, void*, void*) {
 int keyval() {
   static const int key = [] {
     int k = MPI_KEYVAL_INVALID;
-    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_observer, &k, nullptr) !=
-        MPI_SUCCESS)
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_observer, &k, nullptr) != MPI_SUCCESS)
       return static_cast<int>(MPI_KEYVAL_INVALID);
     // MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI is fully usable.
     int hook = MPI_KEYVAL_INVALID;

@@ -71,7 +71,7 @@ static_assert(sizeof(PublishInputs) == PublishInputs::kWords * sizeof(std::uint6
 struct alignas(64) CommObserver {
   // What every observed call reads and writes, first: one cache line (a tight loop's call to
   // the MPI library evicts it between two calls; docs/report-format.md "Cost").
-  std::uint64_t seq = 0;          // calls numbered so far: call n is the n-th on every rank
+  std::uint64_t seq = 0;  // calls numbered so far: call n is the n-th on every rank
   // The watchdog's own (its thread, under the registry's mutex), except warned_seq, also read
   // with one relaxed load at the end of every call: the call the watchdog spoke about says when
   // it completed (watchdog.hpp call_completed), before the program may reach MPI_Finalize.
@@ -90,9 +90,9 @@ struct alignas(64) CommObserver {
   // In the observer, not behind a pointer: the call path reaches its counters at a fixed offset.
   std::optional<ReportRecord> record;
   int rank = 0, size = 1;
-  long long id = 0;               // the same on every rank of the communicator
-  std::string given_name;         // MPI_Comm_get_name; "" when the program gave none
-  std::string label;              // for messages: the given name, or "communicator <id>"
+  long long id = 0;        // the same on every rank of the communicator
+  std::string given_name;  // MPI_Comm_get_name; "" when the program gave none
+  std::string label;       // for messages: the given name, or "communicator <id>"
   std::vector<int> world_ranks;
   bool publish_memo_valid = false;  // publish_inputs made published (the call path's, like seq)
   PublishInputs publish_inputs;

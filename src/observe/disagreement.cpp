@@ -20,7 +20,8 @@ std::string algorithm_label(const BoardCall& c) {
   if (c.algorithm == kAlgorithmAuto) return "'auto'";
   if (c.algorithm == kAlgorithmNative) return "'native'";
   if (c.collective < 0 || c.collective > static_cast<int>(Collective::gatherv)) return "?";
-  const std::vector<const AlgorithmInfo*> all = algorithms_for(static_cast<Collective>(c.collective));
+  const std::vector<const AlgorithmInfo*> all =
+      algorithms_for(static_cast<Collective>(c.collective));
   if (c.algorithm < 0 || c.algorithm >= static_cast<int>(all.size())) return "?";
   return std::string("'") + all[static_cast<size_t>(c.algorithm)]->name + "'";
 }

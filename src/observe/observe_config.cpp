@@ -43,8 +43,10 @@ ObserveConfig read_config() {
       c.timeout = t;
       c.timeout_given = t > 0;
     } else {
-      std::fprintf(stderr, "papcoll: PAPCOLL_TIMEOUT=%s is not a number of seconds in 0..1e6; "
-                           "the watchdog keeps its default (%g s)\n", v, c.timeout);
+      std::fprintf(stderr,
+                   "papcoll: PAPCOLL_TIMEOUT=%s is not a number of seconds in 0..1e6; "
+                   "the watchdog keeps its default (%g s)\n",
+                   v, c.timeout);
     }
   }
   if (const char* v = env("PAPCOLL_TIMEOUT_ACTION")) {

@@ -27,7 +27,7 @@ struct ObserveConfig {
   int report_samples = 512;
   double timeout = kDefaultTimeout;  // seconds; 0: the watchdog is off
   bool timeout_given = false;        // PAPCOLL_TIMEOUT is set
-  bool abort = false;  // PAPCOLL_TIMEOUT_ACTION=abort
+  bool abort = false;                // PAPCOLL_TIMEOUT_ACTION=abort
   // Without PAPCOLL_TIMEOUT: a program that hangs in papcoll says why after five minutes, long
   // past any wait a healthy program has in one collective (a rank writing a checkpoint while the
   // others wait in a broadcast gets a warning, then the "completed after" line).

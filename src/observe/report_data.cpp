@@ -136,8 +136,7 @@ bool deserialize(const char* bytes, size_t n, RankData* out) {
     for (KeyData& k : c.keys) {
       std::uint64_t algos = 0, samples = 0;
       if (!r.pod(&k.key.collective) || !r.pod(&k.key.bytes) || !r.pod(&k.key.root) ||
-          !r.pod(&k.calls) || !r.pod(&k.seconds) || !r.pod(&k.max_seconds) ||
-          !r.count(&algos, 16))
+          !r.pod(&k.calls) || !r.pod(&k.seconds) || !r.pod(&k.max_seconds) || !r.count(&algos, 16))
         return false;
       k.algorithms.resize(algos);
       for (auto& [name, calls] : k.algorithms)

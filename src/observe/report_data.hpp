@@ -25,12 +25,12 @@ struct KeyData {
 
 // One rank's record of one communicator.
 struct CommData {
-  long long id = 0;         // the same on every rank of the communicator
-  std::string name;         // MPI_Comm_get_name, "" when the program gave none
-  int size = 0, rank = 0;   // the communicator's size, this rank in it
+  long long id = 0;              // the same on every rank of the communicator
+  std::string name;              // MPI_Comm_get_name, "" when the program gave none
+  int size = 0, rank = 0;        // the communicator's size, this rank in it
   std::vector<int> world_ranks;  // of every rank of the communicator
   std::uint64_t calls = 0, unkeyed = 0;
-  bool freed = false;       // the program freed the communicator before the report
+  bool freed = false;  // the program freed the communicator before the report
   std::vector<KeyData> keys;
 };
 

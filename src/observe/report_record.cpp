@@ -152,11 +152,10 @@ void ReportRecord::add(const CallRecord& c) {
   latest_.index = static_cast<size_t>(k - keys_.data());
   if (!std::isnan(c.entry) && kept_memo(*k, c.call)) {
     latest_.next_kept = log_kept(
-        *k, Sample{c.call, c.entry,
-                   static_cast<float>(std::isfinite(c.seconds) ? c.seconds : -1.0),
+        *k, Sample{c.call, c.entry, static_cast<float>(std::isfinite(c.seconds) ? c.seconds : -1.0),
                    static_cast<float>(c.predicted), 0});
   } else {
-    kept_memo(*k, c.call + 1);  // the memo now covers the calls after this one
+    kept_memo(*k, c.call + 1);         // the memo now covers the calls after this one
     latest_.next_kept = k->next_kept;  // > c.call >= 0: the template is set
   }
 }
@@ -167,7 +166,8 @@ std::uint64_t ReportRecord::log_kept(KeyRecord& k, const Sample& s) {
     // Full: keep the half of the log that the next level keeps (every entry is kept at the
     // current level, so one hash each decides).
     const int level = k.level++;
-    std::erase_if(k.samples, [level](const Sample& e) { return !kept_at_next_level(e.call, level); });
+    std::erase_if(k.samples,
+                  [level](const Sample& e) { return !kept_at_next_level(e.call, level); });
     keep = kept_at_next_level(s.call, level);
   }
   if (keep) k.samples.push_back(s);

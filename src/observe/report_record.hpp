@@ -57,10 +57,10 @@ struct CallRecord {
 };
 
 struct Sample {
-  std::uint64_t call;      // the communicator's call number
-  double entry;            // steady clock of this rank
-  float seconds;           // time in the collective; -1: not measured
-  float predicted;         // NaN: no prediction
+  std::uint64_t call;  // the communicator's call number
+  double entry;        // steady clock of this rank
+  float seconds;       // time in the collective; -1: not measured
+  float predicted;     // NaN: no prediction
   std::uint64_t reserved;
 };
 
@@ -134,10 +134,9 @@ struct QuickRepeat {
   std::uint64_t until = 0;  // 0: not armed
   std::uint64_t count = 0;
   [[gnu::always_inline]] bool takes(const CallKey& key, std::uint64_t call) const {
-    const std::uint64_t differ =
-        static_cast<std::uint64_t>(key.bytes ^ bytes) |
-        static_cast<std::uint32_t>(key.collective ^ collective) |
-        static_cast<std::uint32_t>(key.root ^ root);
+    const std::uint64_t differ = static_cast<std::uint64_t>(key.bytes ^ bytes) |
+                                 static_cast<std::uint32_t>(key.collective ^ collective) |
+                                 static_cast<std::uint32_t>(key.root ^ root);
     return (call < until) & (differ == 0);
   }
   void arm(const CallKey& key, std::uint64_t until_call) {
@@ -217,8 +216,8 @@ class alignas(64) ReportRecord {
                       std::uint64_t call);
   // After timed_repeat() or other_repeat() said timed: call `call` entered at `entry` (steady
   // clock) and took `seconds`.
-  void log_repeat(const CallKey& key, const char* algorithm, AutoReason reason,
-                  std::uint64_t call, double entry, double seconds);
+  void log_repeat(const CallKey& key, const char* algorithm, AutoReason reason, std::uint64_t call,
+                  double entry, double seconds);
   [[gnu::always_inline]] void count_repeat() { ++latest_.repeats; }
   // After quiet_repeat() said yes for a call of the MPI library ("native", named): counts it and
   // arms the observer's mirror, which then counts the template's next calls (QuickRepeat).

@@ -109,8 +109,8 @@ std::vector<CommStats> analyze(const std::vector<RankData>& ranks, int max_windo
         owner[static_cast<size_t>(c->rank)] = r;
       }
     const int p = cs.size;
-    cs.reporting = static_cast<int>(std::count_if(part.begin(), part.end(),
-                                                  [](const CommData* c) { return c != nullptr; }));
+    cs.reporting = static_cast<int>(
+        std::count_if(part.begin(), part.end(), [](const CommData* c) { return c != nullptr; }));
     const CommData* lead = part[0] != nullptr ? part[0] : &first;
     cs.name = lead->name;
     cs.calls = lead->calls;
@@ -234,9 +234,9 @@ std::vector<CommStats> analyze(const std::vector<RankData>& ranks, int max_windo
           RankStats& rs = ks.ranks[static_cast<size_t>(r)];
           acc[static_cast<size_t>(r)].finish(&rs);
           // Per call of the key: the sample's weights are 1 here; scale to every call.
-          const double scale = ks.matched > 0 ? static_cast<double>(ks.calls) /
-                                                    static_cast<double>(ks.matched)
-                                              : 0.0;
+          const double scale = ks.matched > 0
+                                   ? static_cast<double>(ks.calls) / static_cast<double>(ks.matched)
+                                   : 0.0;
           for (double& h : rs.wait_histogram) h *= scale;
           rs.wait_estimate = std::isfinite(rs.wait.mean) ? rs.wait.mean * ks.calls : 0.0;
           cs.ranks[static_cast<size_t>(r)].wait_estimate += rs.wait_estimate;
@@ -277,8 +277,8 @@ std::vector<CommStats> analyze(const std::vector<RankData>& ranks, int max_windo
         hi = std::max(hi, m.call);
       }
       const std::uint64_t span = hi - lo + 1;
-      const std::uint64_t n = std::min<std::uint64_t>(
-          span, static_cast<std::uint64_t>(std::max(1, max_windows)));
+      const std::uint64_t n =
+          std::min<std::uint64_t>(span, static_cast<std::uint64_t>(std::max(1, max_windows)));
       struct Acc {
         std::vector<double> late, wait;
         double weight = 0;
@@ -428,12 +428,9 @@ Json comm_stats(const CommStats& c) {
 
 std::string report_json(const std::vector<CommStats>& comms, const std::vector<RankData>& ranks,
                         const ReportMeta& meta) {
-  Json doc{{"format", "papcoll-report"},
-           {"version", kReportVersion},
-           {"created", meta.created},
-           {"papcoll_version", meta.papcoll_version},
-           {"mpi_library", meta.mpi_library},
-           {"world_size", meta.world_size}};
+  Json doc{{"format", "papcoll-report"},      {"version", kReportVersion},
+           {"created", meta.created},         {"papcoll_version", meta.papcoll_version},
+           {"mpi_library", meta.mpi_library}, {"world_size", meta.world_size}};
   doc["clock"] = Json{{"source", "steady_clock (CLOCK_MONOTONIC); offsets to world rank 0 measured "
                                  "when the report is written"},
                       {"resolution_s", report_number(meta.clock_resolution)}};

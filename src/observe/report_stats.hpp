@@ -33,19 +33,19 @@ Quantiles weighted_quantiles(std::vector<std::pair<double, double>> value_weight
 struct RankStats {
   int rank = 0, world_rank = -1;
   std::string host;
-  Quantiles lateness;          // seconds after the earliest rank of the call
-  Quantiles wait;              // seconds until the last rank of the call arrived
-  double last_share = NAN;     // share of the calls in which this rank arrived last
-  double seconds = 0;          // time in the collective, every call (exact)
-  double wait_estimate = 0;    // time lost waiting for later ranks over every call (estimated)
+  Quantiles lateness;        // seconds after the earliest rank of the call
+  Quantiles wait;            // seconds until the last rank of the call arrived
+  double last_share = NAN;   // share of the calls in which this rank arrived last
+  double seconds = 0;        // time in the collective, every call (exact)
+  double wait_estimate = 0;  // time lost waiting for later ranks over every call (estimated)
   std::vector<double> wait_histogram;  // calls per wait bin (estimated)
 };
 
 struct PredictionStats {
-  std::uint64_t calls = 0;  // sampled calls with a prediction on every rank
+  std::uint64_t calls = 0;      // sampled calls with a prediction on every rank
   double mean_abs_error = NAN;  // mean over ranks and calls of |predicted - measured lateness|
   double max_abs_error = NAN;
-  double mean_spread = NAN;     // mean measured spread (last - first arrival), for scale
+  double mean_spread = NAN;  // mean measured spread (last - first arrival), for scale
 };
 
 struct KeyStats {
@@ -54,19 +54,19 @@ struct KeyStats {
   std::uint64_t matched = 0;  // sampled calls every rank logged (lateness is computed on these)
   int level = 0;              // thinning level: each matched call stands for 2^level calls
   std::vector<std::pair<std::string, std::uint64_t>> algorithms;  // as comm rank 0 ran them
-  std::uint64_t reasons[kReasons] = {};  // comm rank 0's
-  std::uint64_t refusals = 0;            // calls refused, summed over ranks
-  double mean_gain = NAN;                // auto's predicted gain, where it computed one
-  double mean_seconds = NAN;             // time in the collective per call, mean over ranks
+  std::uint64_t reasons[kReasons] = {};                           // comm rank 0's
+  std::uint64_t refusals = 0;  // calls refused, summed over ranks
+  double mean_gain = NAN;      // auto's predicted gain, where it computed one
+  double mean_seconds = NAN;   // time in the collective per call, mean over ranks
   PredictionStats prediction;
   std::vector<RankStats> ranks;
 };
 
 struct WindowStats {
   std::uint64_t first_call = 0, last_call = 0;
-  double calls = 0;                 // calls the window's samples stand for
-  std::vector<double> lateness;     // per rank, mean seconds (NaN: no sample)
-  std::vector<double> wait;         // per rank, mean seconds
+  double calls = 0;              // calls the window's samples stand for
+  std::vector<double> lateness;  // per rank, mean seconds (NaN: no sample)
+  std::vector<double> wait;      // per rank, mean seconds
 };
 
 struct CommStats {
@@ -90,7 +90,7 @@ struct CommStats {
 std::vector<CommStats> analyze(const std::vector<RankData>& ranks, int max_windows = 100);
 
 struct ReportMeta {
-  std::string created;       // ISO 8601, UTC
+  std::string created;  // ISO 8601, UTC
   std::string papcoll_version;
   std::string mpi_library;
   int world_size = 0;

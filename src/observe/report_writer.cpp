@@ -46,16 +46,15 @@ double clock_resolution() {
 }
 
 // World rank 0 only: every process's part in, the file out. Returns the message ("" = fine).
-std::string compose_and_write(const char* path, const std::vector<std::string>& parts,
-                              int world) {
+std::string compose_and_write(const char* path, const std::vector<std::string>& parts, int world) {
   std::vector<RankData> ranks(parts.size());
   for (size_t i = 0; i < parts.size(); ++i)
     if (!deserialize(parts[i].data(), parts[i].size(), &ranks[i]))
       return "the record of world rank " + std::to_string(i) + " is damaged";
   ReportMeta meta;
   meta.created = utc_now();
-  meta.papcoll_version =
-      std::to_string(PAPCOLL_VERSION_MAJOR) + "." + std::to_string(PAPCOLL_VERSION_MINOR);
+  meta.papcoll_version = std::to_string(PAPCOLL_VERSION_MAJOR) + "." +
+                         std::to_string(PAPCOLL_VERSION_MINOR);
   meta.mpi_library = mpi_library();
   meta.world_size = world;
   meta.clock_resolution = clock_resolution();
@@ -98,8 +97,7 @@ int write_report(const char* path, const char* who) {
   std::vector<int> sizes(me == 0 ? static_cast<size_t>(world) : 0), displs;
   std::string all;
   int rc = s.ok() ? MPI_SUCCESS : s.code;
-  if (rc == MPI_SUCCESS)
-    rc = PMPI_Gather(&n, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, comm);
+  if (rc == MPI_SUCCESS) rc = PMPI_Gather(&n, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, comm);
   if (rc == MPI_SUCCESS && me == 0) {
     long long total = 0;
     for (int x : sizes) {
@@ -109,8 +107,8 @@ int write_report(const char* path, const char* who) {
     all.resize(static_cast<size_t>(total));
   }
   if (rc == MPI_SUCCESS)
-    rc = PMPI_Gatherv(bytes.data(), n, MPI_BYTE, all.data(), sizes.data(), displs.data(),
-                      MPI_BYTE, 0, comm);
+    rc = PMPI_Gatherv(bytes.data(), n, MPI_BYTE, all.data(), sizes.data(), displs.data(), MPI_BYTE,
+                      0, comm);
   std::string problem;
   if (rc != MPI_SUCCESS) {
     problem = "gathering the records failed (" + describe(MpiStatus{rc, "MPI_Gatherv"}) + ")";
@@ -128,8 +126,8 @@ int write_report(const char* path, const char* who) {
   PMPI_Bcast(problem.data(), plen, MPI_CHAR, 0, comm);
   PMPI_Comm_free(&comm);
   if (!problem.empty()) {
-    if (me == 0) std::fprintf(stderr, "papcoll: %sreport not written: %s\n", w.c_str(),
-                              problem.c_str());
+    if (me == 0)
+      std::fprintf(stderr, "papcoll: %sreport not written: %s\n", w.c_str(), problem.c_str());
     return fail(PAPCOLL_ERR_ARG, w + problem);
   }
   return PAPCOLL_SUCCESS;

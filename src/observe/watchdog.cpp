@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <unistd.h>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -11,7 +12,6 @@
 #include <mutex>
 #include <string>
 #include <thread>
-#include <unistd.h>
 #include <vector>
 
 #include "observe/comm_observer.hpp"
@@ -87,9 +87,9 @@ bool inspect(CommObserver& o, std::uint64_t seq, int collective, double waited, 
       if (qs == seq && st == CallState::refused) {
         const BoardProblem* pr = Board::problem(s, seq);
         refused.push_back(who(s, q) + ": " +
-                          (pr != nullptr ? std::string(pr->message, strnlen(pr->message,
-                                                                             sizeof pr->message))
-                                         : std::string("(no message)")));
+                          (pr != nullptr
+                               ? std::string(pr->message, strnlen(pr->message, sizeof pr->message))
+                               : std::string("(no message)")));
       }
     }
   }
@@ -97,8 +97,8 @@ bool inspect(CommObserver& o, std::uint64_t seq, int collective, double waited, 
   const std::string disagree = disagreement(published);
   std::string line = "papcoll watchdog: " + o.label + " (" + std::to_string(o.size) +
                      " ranks), call " + std::to_string(seq) + " (" + collective_label(collective) +
-                     "): rank " + std::to_string(o.rank) + " has waited " +
-                     fmt("%.2f", waited) + " s; not arrived: ";
+                     "): rank " + std::to_string(o.rank) + " has waited " + fmt("%.2f", waited) +
+                     " s; not arrived: ";
   if (missing.empty()) line += "none";
   for (size_t i = 0; i < missing.size(); ++i) line += (i ? "; " : "") + missing[i];
   if (!refused.empty()) {

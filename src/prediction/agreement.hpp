@@ -54,11 +54,11 @@ struct SanitizeParams {
 };
 
 struct AgreedPattern {
-  bool usable = false;          // false: too little information, use the fallback
-  std::vector<double> relative; // p finite values >= 0, the minimum 0 (when usable)
-  int unknown = 0;              // entries that were not believed and were replaced
-  bool all_edge = false;        // every rank contributed at edge(): warm up the predicted ring
-  bool consistent = true;       // every contribution carried the same call number
+  bool usable = false;           // false: too little information, use the fallback
+  std::vector<double> relative;  // p finite values >= 0, the minimum 0 (when usable)
+  int unknown = 0;               // entries that were not believed and were replaced
+  bool all_edge = false;         // every rank contributed at edge(): warm up the predicted ring
+  bool consistent = true;        // every contribution carried the same call number
 };
 
 namespace detail {
@@ -104,8 +104,8 @@ inline AgreedPattern sanitize_contributions(const std::vector<Contribution>& c,
   AgreedPattern out;
   const size_t p = c.size();
   if (p == 0) return out;
-  const double horizon =
-      std::isfinite(prm.horizon) && prm.horizon > 0 ? prm.horizon : SanitizeParams{}.horizon;
+  const double horizon = std::isfinite(prm.horizon) && prm.horizon > 0 ? prm.horizon
+                                                                       : SanitizeParams{}.horizon;
   out.all_edge = true;
   for (const Contribution& x : c) {
     if (x.kind != static_cast<double>(ContributionKind::edge)) out.all_edge = false;
@@ -146,8 +146,8 @@ inline AgreedPattern sanitize_measured(const std::vector<double>& t,
   AgreedPattern out;
   const size_t p = t.size();
   if (p == 0) return out;
-  const double horizon =
-      std::isfinite(prm.horizon) && prm.horizon > 0 ? prm.horizon : SanitizeParams{}.horizon;
+  const double horizon = std::isfinite(prm.horizon) && prm.horizon > 0 ? prm.horizon
+                                                                       : SanitizeParams{}.horizon;
   const double med = detail::lower_median(t);
   if (!std::isfinite(med)) return out;
   std::vector<bool> valid(p);

@@ -1,7 +1,7 @@
 #include "prediction/clock_sync.hpp"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <thread>
 

@@ -45,9 +45,9 @@ int finalize_hook(MPI_Comm, int, void*, void*) {
 MpiStatus install_finalize_hook() {
   static const MpiStatus status = [] {
     int key = MPI_KEYVAL_INVALID;
-    MpiStatus s = mpi_check(
-        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_hook, &key, nullptr),
-        "MPI_Comm_create_keyval");
+    MpiStatus s =
+        mpi_check(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_hook, &key, nullptr),
+                  "MPI_Comm_create_keyval");
     if (s.ok()) s = mpi_check(MPI_Comm_set_attr(MPI_COMM_SELF, key, nullptr), "MPI_Comm_set_attr");
     return s;
   }();
@@ -71,8 +71,7 @@ double steady_seconds() {
   // Under SimGrid SMPI (docs/smpi.md) the host's clock is not the simulated one; MPI_Wtime is.
   return MPI_Wtime();
 #else
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 #endif
 }
 
@@ -168,14 +167,16 @@ int Monitor::create(MPI_Comm comm, const papcoll_monitor_config& cfg, Monitor** 
   if (!all_ok) {
     m->free_comms();
     return fail(PAPCOLL_ERR_THREAD,
-                who + "edge mode runs a background thread that calls MPI and needs "
-                      "MPI_THREAD_MULTIPLE; this rank has " +
+                who +
+                    "edge mode runs a background thread that calls MPI and needs "
+                    "MPI_THREAD_MULTIPLE; this rank has " +
                     thread_level_name(provided) + (my_ok ? " but another rank has less" : "") +
                     ". Initialise MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...) or use "
                     "papcoll_monitor_create_config with mode = PAPCOLL_MONITOR_HISTORY "
                     "(no thread)");
   }
-  s = sync_clocks(m->tcomm_, st.sync_samples, kTagSync, [&] { return m->local_now(); }, &m->clock_);
+  s = sync_clocks(
+      m->tcomm_, st.sync_samples, kTagSync, [&] { return m->local_now(); }, &m->clock_);
   if (!s.ok()) {
     m->free_comms();
     return mpi(s);
@@ -184,8 +185,7 @@ int Monitor::create(MPI_Comm comm, const papcoll_monitor_config& cfg, Monitor** 
     std::fprintf(stderr,
                  "papcoll monitor: rank %d of %d: clock offset to rank 0 %.6f s +- %.1f us "
                  "(shortest round trip %.1f us), mode %s\n",
-                 m->rank_, m->size_, m->clock_.offset, m->clock_.width * 0.5e6,
-                 m->clock_.rtt * 1e6,
+                 m->rank_, m->size_, m->clock_.offset, m->clock_.width * 0.5e6, m->clock_.rtt * 1e6,
                  st.thread ? "edge" : "history");
   if (st.thread) {
     try {
@@ -253,8 +253,8 @@ MpiStatus Monitor::test_all_locked(std::vector<MPI_Request>& reqs, bool* done) {
 
 MpiStatus Monitor::wait_all_locked(std::vector<MPI_Request>& reqs) {
   if (reqs.empty()) return {};
-  PAPCOLL_MPI_TRY(
-      MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  PAPCOLL_MPI_TRY(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE),
+                  "MPI_Waitall");
   g_requests -= static_cast<int>(reqs.size());
   reqs.clear();
   return {};
@@ -330,8 +330,8 @@ Monitor::SampleDecision Monitor::sample_locked(int site) {
   if (set_.history_sample <= 1) return {};
   const HistoryTable::Sampling* s = history_.sampling(site);
   if (s == nullptr) return {};
-  const bool imbalanced =
-      s->last_spread >= set_.history_spread || s->predicted_spread >= set_.history_spread;
+  const bool imbalanced = s->last_spread >= set_.history_spread ||
+                          s->predicted_spread >= set_.history_spread;
   const bool unused = s->unused >= kUnusedCalls;
   if (imbalanced && !unused) return {};
   if (imbalanced && s->unmeasured == 0 && s->gap > 0 &&
@@ -463,8 +463,8 @@ int Monitor::begin() {
 int Monitor::edge(double fraction) {
   const double now = local_now();
   if (!(fraction > 0 && fraction <= 1))
-    return fail(PAPCOLL_ERR_ARG, "papcoll_monitor_edge: fraction " + std::to_string(fraction) +
-                                     " is not in (0, 1]");
+    return fail(PAPCOLL_ERR_ARG,
+                "papcoll_monitor_edge: fraction " + std::to_string(fraction) + " is not in (0, 1]");
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (closed_) return fail(PAPCOLL_ERR_ARG, "papcoll_monitor_edge: the monitor was shut down");
@@ -473,8 +473,8 @@ int Monitor::edge(double fraction) {
       return fail(PAPCOLL_ERR_ARG,
                   "papcoll_monitor_edge: no papcoll_monitor_begin since the last collective");
     if (edge_posted_) return PAPCOLL_SUCCESS;  // only the first edge of an iteration counts
-    const double remaining =
-        have_inject_ ? inject_ : estimate_remaining(now - begin_local_, fraction);
+    const double remaining = have_inject_ ? inject_
+                                          : estimate_remaining(now - begin_local_, fraction);
     have_inject_ = false;
     const double t = clock_.common(now);
     edge_contrib_ = Contribution{t + remaining, t, static_cast<double>(ContributionKind::edge),
@@ -714,8 +714,7 @@ int Monitor::close() {
   MpiStatus s = close_phase1();
   const MpiStatus s2 = close_phase2();
   if (s.ok()) s = s2;
-  return s.ok() ? PAPCOLL_SUCCESS
-                : fail(PAPCOLL_ERR_MPI, "papcoll_monitor_free: " + describe(s));
+  return s.ok() ? PAPCOLL_SUCCESS : fail(PAPCOLL_ERR_MPI, "papcoll_monitor_free: " + describe(s));
 }
 
 void Monitor::close_all_at_finalize() {

@@ -54,10 +54,10 @@ struct CallPattern {
 
 // Live resources of all monitors of the process (for the leak tests).
 struct DebugCounters {
-  int monitors = 0;  // created and not yet freed/finalized
-  int threads = 0;   // background threads running
-  int comms = 0;     // duplicate communicators not yet freed
-  int requests = 0;  // point-to-point requests posted and not yet completed
+  int monitors = 0;     // created and not yet freed/finalized
+  int threads = 0;      // background threads running
+  int comms = 0;        // duplicate communicators not yet freed
+  int requests = 0;     // point-to-point requests posted and not yet completed
   long mismatched = 0;  // exchanges whose call numbers disagreed (a bug or a misuse)
   long measured = 0;    // measured exchanges started (history sampling, for the tests)
 };
@@ -127,8 +127,8 @@ class Monitor {
     double horizon = 3600;
     int poll_us = 100;
     double test_clock_offset = 0;
-    int history_sample = 1;       // papcoll_monitor_config::history_sample
-    double history_spread = 1e-4; // papcoll_monitor_config::history_spread
+    int history_sample = 1;        // papcoll_monitor_config::history_sample
+    double history_spread = 1e-4;  // papcoll_monitor_config::history_spread
   };
   struct EdgeExchange {
     bool started = false, complete = false;

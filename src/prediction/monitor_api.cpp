@@ -19,11 +19,10 @@
 // ranks and after it on others, lets the call use the monitor on every rank (it finishes normally
 // and the free completes after it); a call that starts on every rank after the frees returns
 // PAPCOLL_ERR_ARG on every rank.
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <condition_variable>
-#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -39,12 +38,12 @@ namespace papcoll::prediction {
 
 struct MonitorLease::Entry {
   std::unique_ptr<Monitor> monitor;
-  int leases = 0;              // MonitorLease objects alive
-  bool freeing = false;        // a free is under way: other uses are refused
-  bool calls_agreed = false;   // the free knows `served`
-  int waiting = 0;             // collective calls waiting for `served`
-  std::uint64_t calls = 0;     // collective calls let in (monitor_for_call)
-  std::uint64_t served = 0;    // the calls every rank lets in, agreed by the free
+  int leases = 0;             // MonitorLease objects alive
+  bool freeing = false;       // a free is under way: other uses are refused
+  bool calls_agreed = false;  // the free knows `served`
+  int waiting = 0;            // collective calls waiting for `served`
+  std::uint64_t calls = 0;    // collective calls let in (monitor_for_call)
+  std::uint64_t served = 0;   // the calls every rank lets in, agreed by the free
 };
 
 namespace {
@@ -168,9 +167,8 @@ int free_monitor(papcoll_monitor* mon, const char* who) {
     e->served = agreed.ok() ? served : mine;
     e->calls_agreed = true;
     t.released.notify_all();
-    t.released.wait(lock, [&] {
-      return e->calls >= e->served && e->leases == 0 && e->waiting == 0;
-    });
+    t.released.wait(lock,
+                    [&] { return e->calls >= e->served && e->leases == 0 && e->waiting == 0; });
     std::string why;
     Slot* s = find_locked(t, *mon, &why);
     entry.reset(e);
@@ -267,9 +265,9 @@ void monitor_count_quiet(papcoll_monitor h, int site, int calls) {
 }  // namespace papcoll::prediction
 
 using papcoll::fail;
-using papcoll::prediction::Monitor;
 using papcoll::prediction::free_monitor;
 using papcoll::prediction::guarded;
+using papcoll::prediction::Monitor;
 using papcoll::prediction::with_monitor;
 
 extern "C" void papcoll_monitor_config_init(papcoll_monitor_config* cfg) {

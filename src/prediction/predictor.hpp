@@ -48,9 +48,7 @@ class Predictor {
     if (!ema_.empty() && ema_.size() != pattern.size()) reset();
     ++fed_;
     switch (cfg_.kind) {
-      case PredictorKind::last:
-        history_.assign(1, pattern);
-        break;
+      case PredictorKind::last: history_.assign(1, pattern); break;
       case PredictorKind::sma:
         history_.push_back(pattern);
         while (static_cast<int>(history_.size()) > cfg_.window) history_.pop_front();

@@ -1,7 +1,7 @@
-// Allgather(v) schedule generators (registry.cpp). Block ids are global: the B blocks are owned by the
-// p ranks in consecutive runs, block b belonging to rank b*p/B (the verifier's convention), i.e.
-// rank o owns [ceil(o*B/p), ceil((o+1)*B/p)); with B = p*n every rank owns n blocks, rank o the
-// blocks o*n .. o*n+n-1. Every rank must end with all B blocks.
+// Allgather(v) schedule generators (registry.cpp). Block ids are global: the B blocks are owned by
+// the p ranks in consecutive runs, block b belonging to rank b*p/B (the verifier's convention),
+// i.e. rank o owns [ceil(o*B/p), ceil((o+1)*B/p)); with B = p*n every rank owns n blocks, rank o
+// the blocks o*n .. o*n+n-1. Every rank must end with all B blocks.
 #pragma once
 
 #include <cstdint>

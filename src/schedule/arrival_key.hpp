@@ -1,4 +1,5 @@
-// Building blocks of AlgorithmInfo::arrival_key: the quantised arrivals a generator reads, as bytes.
+// Building blocks of AlgorithmInfo::arrival_key: the quantised arrivals a generator reads, as
+// bytes.
 #pragma once
 
 #include <cstdint>

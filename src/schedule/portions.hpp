@@ -16,14 +16,15 @@ inline std::vector<double> portion_bytes(const GeneratorInput& in) {
   std::vector<double> bytes(static_cast<size_t>(in.p), 0.0);
   const bool counted = static_cast<int>(in.counts.size()) == in.p;
   for (int i = 0; i < in.p; ++i)
-    bytes[i] = counted ? static_cast<double>(in.counts[i]) * in.elem_bytes
-                       : static_cast<double>(
-                             block_range(static_cast<int64_t>(in.bytes), in.p, i).count);
+    bytes[i] =
+        counted ? static_cast<double>(in.counts[i]) * in.elem_bytes
+                : static_cast<double>(block_range(static_cast<int64_t>(in.bytes), in.p, i).count);
   return bytes;
 }
 
 // Bytes of a message carrying `blocks` (ascending), block b being block_bytes[b] bytes.
-inline double message_bytes(const std::vector<double>& block_bytes, const std::vector<int>& blocks) {
+inline double message_bytes(const std::vector<double>& block_bytes,
+                            const std::vector<int>& blocks) {
   double m = 0;
   for (int b : blocks) m += block_bytes[static_cast<size_t>(b)];
   return m;

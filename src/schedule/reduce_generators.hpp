@@ -50,8 +50,8 @@ double late_fold_reduce_generation_cost(const GeneratorInput& in);
 inline int reduce_root(const GeneratorInput& in) {
   const int root = in.root < 0 ? 0 : in.root;
   if (root >= in.p)
-    throw std::invalid_argument("reduce root " + std::to_string(root) + " out of range for p=" +
-                                std::to_string(in.p));
+    throw std::invalid_argument("reduce root " + std::to_string(root) +
+                                " out of range for p=" + std::to_string(in.p));
   return root;
 }
 

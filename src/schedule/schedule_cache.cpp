@@ -1,9 +1,9 @@
 #include "schedule/schedule_cache.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <functional>
-#include <atomic>
 #include <mutex>
 #include <thread>
 #include <vector>

@@ -28,13 +28,14 @@ void write_schedule_json(std::ostream& out, const Schedule& s) {
   using Json = nlohmann::ordered_json;  // keys in the order written
   // The header's fields, then one rank per line, each rank's object built and written alone, so
   // that a schedule of 2^20 operations (papcoll-sched's limit) is never one document in memory.
-  std::string head = Json{{"format", "papcoll-schedule/1"},
-                          {"collective", collective_name(s.collective)},
-                          {"algorithm", s.algorithm},
-                          {"p", s.p},
-                          {"root", s.root < 0 ? Json() : Json(s.root)},
-                          {"blocks", s.blocks}}
-                         .dump();
+  std::string head = Json{
+      {"format", "papcoll-schedule/1"},
+      {"collective", collective_name(s.collective)},
+      {"algorithm", s.algorithm},
+      {"p", s.p},
+      {"root", s.root < 0 ? Json() : Json(s.root)},
+      {"blocks",
+       s.blocks}}.dump();
   head.pop_back();  // its closing brace: the ranks follow
   out << head << ",\"ranks\":[";
   for (size_t r = 0; r < s.ranks.size(); ++r) {

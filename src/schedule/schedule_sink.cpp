@@ -36,7 +36,6 @@ void ScheduleSink::reserve(int rank, size_t ops) {
   r.rs.steps.reserve(ops);
 }
 
-
 void ScheduleSink::transfer(int64_t round, int from, int to, const BlockSet& blocks,
                             Combine combine) {
   if (blocks.empty()) return;

@@ -2,14 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <exception>
 #include <cstring>
+#include <exception>
 #include <limits>
 
+#include "model/node_layout.hpp"
 #include "schedule/allgatherv_generators.hpp"
 #include "schedule/bcast_generators.hpp"
 #include "select/library_estimates.hpp"
-#include "model/node_layout.hpp"
 
 namespace papcoll {
 
@@ -101,9 +101,9 @@ bool leaves_ranks_out(Collective c, const AlgorithmInfo& a, GeneratorInput in,
 
 }  // namespace
 
-AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base, const PrepareInput& prepare,
-                                double min_gain, double pattern_cost, RecentChoices* recent,
-                                MpiLibrary library, double type_bytes) {
+AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base,
+                                const PrepareInput& prepare, double min_gain, double pattern_cost,
+                                RecentChoices* recent, MpiLibrary library, double type_bytes) {
   AutoVerdict v;
   // On nodes of several ranks the MPI library's flat algorithms put a node's streams on its one
   // link, and a two-level schedule can beat them with all ranks on time too (docs/algorithms.md,
@@ -139,8 +139,8 @@ AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base, const 
           (a->generation_cost != nullptr) != costly || a->topology_aware != several_per_node)
         continue;
       std::string key;
-      const double charge =
-          pattern_cost + generation_seconds(*a, base, base.arrivals, prepare, recent, &key);
+      const double charge = pattern_cost +
+                            generation_seconds(*a, base, base.arrivals, prepare, recent, &key);
       if (!(charge < std::min(v.aware_elapsed, v.native_elapsed))) continue;
       const double t = predicted(*a, base, base.arrivals, prepare) + charge;
       if (t < v.aware_elapsed) {
@@ -170,9 +170,9 @@ const AlgorithmInfo* choose_allreduce(int64_t count, bool commutative, const Gen
     if (verdict != nullptr) *verdict = AutoVerdict{nullptr, AutoWhy::rule};
     return nullptr;
   }
-  const AutoVerdict v =
-      choose_for_arrivals(Collective::allreduce, base, prepare, kAutoMinGainAllreduce, pattern_cost,
-                          recent, library, element_bytes(base, count));
+  const AutoVerdict v = choose_for_arrivals(Collective::allreduce, base, prepare,
+                                            kAutoMinGainAllreduce, pattern_cost, recent, library,
+                                            element_bytes(base, count));
   if (verdict != nullptr) *verdict = v;
   return v.algo;
 }
@@ -184,9 +184,9 @@ const AlgorithmInfo* choose_reduce(int64_t count, bool commutative, const Genera
     if (verdict != nullptr) *verdict = AutoVerdict{nullptr, AutoWhy::rule};
     return nullptr;
   }
-  const AutoVerdict v =
-      choose_for_arrivals(Collective::reduce, base, prepare, kAutoMinGainReduce, pattern_cost,
-                          recent, library, element_bytes(base, count));
+  const AutoVerdict v = choose_for_arrivals(Collective::reduce, base, prepare, kAutoMinGainReduce,
+                                            pattern_cost, recent, library,
+                                            element_bytes(base, count));
   if (verdict != nullptr) *verdict = v;
   return v.algo;
 }
@@ -295,9 +295,7 @@ namespace {
 // repeats, as a loop's persistent straggler does, is weighed once).
 std::string on_time_key(Collective c, const AutoRequest& r) {
   std::string key;
-  auto put = [&key](const auto& v) {
-    key.append(reinterpret_cast<const char*>(&v), sizeof v);
-  };
+  auto put = [&key](const auto& v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
   put(c);
   put(r.units);
   put(r.commutative);
@@ -321,9 +319,8 @@ std::string on_time_key(Collective c, const AutoRequest& r) {
 AutoChoice choose_auto(Collective c, const AutoRequest& r) {
   AutoChoice choice;
   // Calls on nodes of several ranks are weighed anew unless the same call was weighed lately.
-  const bool remember = r.on_time != nullptr && r.base.p >= 2 &&
-                        c != Collective::scatterv && c != Collective::gatherv &&
-                        several_ranks_per_node(r.base);
+  const bool remember = r.on_time != nullptr && r.base.p >= 2 && c != Collective::scatterv &&
+                        c != Collective::gatherv && several_ranks_per_node(r.base);
   std::string key;
   if (remember) {
     key = on_time_key(c, r);
@@ -348,24 +345,19 @@ AutoChoice choose_auto(Collective c, const AutoRequest& r) {
       choice.why = v.why;
       choice.gain = v.gain;
       break;
-    case Collective::bcast:
-      choice.algo = choose_bcast(r.base, r.prepare, r.library);
-      break;
+    case Collective::bcast: choice.algo = choose_bcast(r.base, r.prepare, r.library); break;
     case Collective::allgatherv:
       choice.algo = choose_allgatherv(r.base, r.shared_memory, r.prepare, r.library);
       break;
     case Collective::scatterv:
-    case Collective::gatherv:
-      choice.tree_by_schedule_source = true;
-      return choice;
+    case Collective::gatherv: choice.tree_by_schedule_source = true; return choice;
   }
   choice.native = choice.algo == nullptr;
   if (remember) r.on_time->add(std::move(key), choice.algo);
   return choice;
 }
 
-double imbalance_factor(const std::vector<double>& arrivals, const CostParams& cost,
-                        double bytes) {
+double imbalance_factor(const std::vector<double>& arrivals, const CostParams& cost, double bytes) {
   if (arrivals.empty()) return 0.0;
   const auto [lo, hi] = std::minmax_element(arrivals.begin(), arrivals.end());
   const double one_message = cost.alpha + cost.beta * bytes;

@@ -74,7 +74,7 @@ struct AutoVerdict {
   AutoWhy why = AutoWhy::no_pattern;
   // (native_elapsed - aware_elapsed) / balanced_time where all three are finite, else NaN.
   double gain = std::numeric_limits<double>::quiet_NaN();
-  double imbalance = 0;                 // imbalance_factor of the arrivals
+  double imbalance = 0;       // imbalance_factor of the arrivals
   double balanced_time = 0;   // the MPI library's collective, equal arrivals: its own time
   double native_elapsed = 0;  // the MPI library's collective under the arrivals
   double aware_elapsed = 0;   // best imbalance-aware candidate under the arrivals
@@ -91,9 +91,9 @@ struct AutoVerdict {
 // a row's generation cost (AlgorithmInfo::generation_cost) to its own unless `recent` holds the
 // row's schedule key for `base` (then it is a pattern chosen lately, whose schedule is built);
 // choosing such a row adds its key to `recent`.
-AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base, const PrepareInput& prepare,
-                                double min_gain, double pattern_cost = 0,
-                                RecentChoices* recent = nullptr,
+AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base,
+                                const PrepareInput& prepare, double min_gain,
+                                double pattern_cost = 0, RecentChoices* recent = nullptr,
                                 MpiLibrary library = MpiLibrary::generic, double type_bytes = 1);
 
 // "auto" per collective, every one a function of agreed input only (docs/algorithms.md, "auto"):
@@ -151,10 +151,10 @@ inline constexpr double kAutoMinGainOnNodes = 0.05;
 // calls it; it applies the per-collective rules above). Everything in the request is agreed
 // on by every rank, so every rank takes the same decision.
 struct AutoRequest {
-  int64_t units = 0;         // the data in the call's agreed units (datatype_layout.hpp DataView)
-  bool commutative = true;   // the op's (reductions)
-  GeneratorInput base;       // p, root, cost, bytes, counts and the agreed arrivals
-  PrepareInput prepare;      // completes `base` for one algorithm (blocks, round time)
+  int64_t units = 0;           // the data in the call's agreed units (datatype_layout.hpp DataView)
+  bool commutative = true;     // the op's (reductions)
+  GeneratorInput base;         // p, root, cost, bytes, counts and the agreed arrivals
+  PrepareInput prepare;        // completes `base` for one algorithm (blocks, round time)
   bool shared_memory = false;  // all-gatherv: the shared-memory transport can carry the call
   // allreduce, reduce: what acting on the pattern costs per call on top of the algorithm: with a
   // sampled history (docs/prediction.md, "Sampling") a site whose calls run an arrival-aware

@@ -23,8 +23,9 @@ class LinkTimeline {
   // The first gap of `length` at or after t that is free here; busy intervals ending at or before
   // t are no obstacle.
   double fit(double t, double length) const {
-    auto it = std::upper_bound(busy_.begin(), busy_.end(), t,
-                               [](double x, const std::pair<double, double>& b) { return x < b.second; });
+    auto it =
+        std::upper_bound(busy_.begin(), busy_.end(), t,
+                         [](double x, const std::pair<double, double>& b) { return x < b.second; });
     while (it != busy_.end() && it->first < t + length) {
       t = std::max(t, it->second);
       ++it;
@@ -55,7 +56,8 @@ class LinkTimeline {
 // node_of: null, or each rank's node, whose links out and in the messages between nodes share.
 template <typename MessageBytes, typename Link>
 CostResult evaluate(const Schedule& s, const std::vector<double>& arrivals, double gamma,
-                    MessageBytes message_bytes, Link link, const std::vector<int>* node_of = nullptr) {
+                    MessageBytes message_bytes, Link link,
+                    const std::vector<int>* node_of = nullptr) {
   const int p = s.p;
   std::vector<double> arrival(static_cast<size_t>(p), 0.0);
   if (static_cast<int>(arrivals.size()) == p) arrival = arrivals;
@@ -69,9 +71,10 @@ CostResult evaluate(const Schedule& s, const std::vector<double>& arrivals, doub
   std::vector<double> last_send = arrival;  // sends are non-blocking: they end a rank, not a step
   std::vector<size_t> next_step(static_cast<size_t>(p), 0);
   // Per node, when its link out (up) and its link in (down) are free.
-  const size_t nodes = node_of != nullptr ? static_cast<size_t>(
-                                                *std::max_element(node_of->begin(), node_of->end()) + 1)
-                                          : 0;
+  const size_t nodes =
+      node_of != nullptr
+          ? static_cast<size_t>(*std::max_element(node_of->begin(), node_of->end()) + 1)
+          : 0;
   std::vector<LinkTimeline> up(nodes), down(nodes);
 
   std::map<int64_t, std::vector<int>> ranks_in_round;
@@ -125,8 +128,8 @@ CostResult evaluate(const Schedule& s, const std::vector<double>& arrivals, doub
         const Key key{op.peer, r};
         auto it = recv_done.find(key);
         const size_t idx = used[key]++;
-        const double arrived =
-            it != recv_done.end() && idx < it->second.size() ? it->second[idx] : step_start[r];
+        const double arrived = it != recv_done.end() && idx < it->second.size() ? it->second[idx]
+                                                                                : step_start[r];
         double end = arrived;
         if (op.combine == Combine::reduce) {
           cpu = std::max(cpu, arrived) + gamma * message_bytes(op);
@@ -160,7 +163,8 @@ double even_split_bytes(int64_t bytes, int blocks, const Op& op) {
   int64_t m = 0;
   for (const BlockRun& run : op.blocks.runs())
     m += block_range(bytes, blocks, run.end() - 1).offset +
-         block_range(bytes, blocks, run.end() - 1).count - block_range(bytes, blocks, run.first).offset;
+         block_range(bytes, blocks, run.end() - 1).count -
+         block_range(bytes, blocks, run.first).offset;
   return static_cast<double>(m);
 }
 
@@ -175,11 +179,12 @@ CostResult evaluate_cost(const Schedule& s, const std::vector<double>& arrivals,
 
 CostResult evaluate_cost(const Schedule& s, const std::vector<double>& arrivals,
                          const CostParams& cost, int64_t bytes, const NodeLayout* nodes) {
-  if (nodes == nullptr || nodes->one_rank_per_node()) return evaluate_cost(s, arrivals, cost, bytes);
+  if (nodes == nullptr || nodes->one_rank_per_node())
+    return evaluate_cost(s, arrivals, cost, bytes);
   if (nodes->p() != s.p)
-    throw std::invalid_argument("evaluate_cost: the node layout is for p=" +
-                                std::to_string(nodes->p()) + ", the schedule for p=" +
-                                std::to_string(s.p));
+    throw std::invalid_argument(
+        "evaluate_cost: the node layout is for p=" + std::to_string(nodes->p()) +
+        ", the schedule for p=" + std::to_string(s.p));
   auto message = [&](const Op& op) { return even_split_bytes(bytes, s.blocks, op); };
   const double intra_alpha = cost.intra_alpha > 0 ? cost.intra_alpha : cost.alpha;
   const double intra_beta = cost.intra_beta > 0 ? cost.intra_beta : cost.beta;
@@ -198,13 +203,14 @@ CostResult evaluate_cost(const Schedule& s, const std::vector<double>& arrivals,
     throw std::invalid_argument("evaluate_cost: " + std::to_string(block_bytes.size()) +
                                 " block sizes for " + std::to_string(s.blocks) + " blocks");
   if (links != nullptr && links->p() != s.p)
-    throw std::invalid_argument("evaluate_cost: the link model is for p=" +
-                                std::to_string(links->p()) + ", the schedule for p=" +
-                                std::to_string(s.p));
+    throw std::invalid_argument(
+        "evaluate_cost: the link model is for p=" + std::to_string(links->p()) +
+        ", the schedule for p=" + std::to_string(s.p));
   auto message = [&](const Op& op) { return message_bytes(block_bytes, op.blocks); };
   auto link = [&](int from, int to) {
-    return links != nullptr ? std::pair<double, double>{links->alpha(from, to), links->beta(from, to)}
-                            : std::pair<double, double>{cost.alpha, cost.beta};
+    return links != nullptr
+               ? std::pair<double, double>{links->alpha(from, to), links->beta(from, to)}
+               : std::pair<double, double>{cost.alpha, cost.beta};
   };
   return evaluate(s, arrivals, cost.gamma, message, link);
 }

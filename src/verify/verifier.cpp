@@ -15,7 +15,8 @@ namespace {
 class Holdings {
  public:
   Holdings(int p, int blocks)
-      : words_(static_cast<size_t>((p + 63) / 64)), blocks_(static_cast<size_t>(blocks)),
+      : words_(static_cast<size_t>((p + 63) / 64)),
+        blocks_(static_cast<size_t>(blocks)),
         bits_(static_cast<size_t>(p) * blocks_ * words_, 0) {}
   size_t words() const { return words_; }
   uint64_t* at(int r, int b) { return &bits_[(static_cast<size_t>(r) * blocks_ + b) * words_]; }
@@ -81,9 +82,7 @@ void initial_state(const Schedule& s, Holdings& st) {
     for (int b = 0; b < s.blocks; ++b) {
       switch (s.collective) {
         case Collective::allreduce:
-        case Collective::reduce:
-          add(st.at(r, b), r);
-          break;
+        case Collective::reduce: add(st.at(r, b), r); break;
         case Collective::bcast:
         case Collective::scatterv:
           if (r == s.root) add(st.at(r, b), r);
@@ -101,13 +100,14 @@ void initial_state(const Schedule& s, Holdings& st) {
 
 VerifyResult postcondition(const Schedule& s, const Holdings& st) {
   const size_t w = st.words();
-  const bool reduction = s.collective == Collective::allreduce || s.collective == Collective::reduce;
+  const bool reduction = s.collective == Collective::allreduce ||
+                         s.collective == Collective::reduce;
   for (int r = 0; r < s.p; ++r) {
-    const bool needs_all = s.collective == Collective::allreduce ||
-                           s.collective == Collective::bcast ||
-                           s.collective == Collective::allgatherv ||
-                           ((s.collective == Collective::reduce ||
-                             s.collective == Collective::gatherv) && r == s.root);
+    const bool needs_all =
+        s.collective == Collective::allreduce || s.collective == Collective::bcast ||
+        s.collective == Collective::allgatherv ||
+        ((s.collective == Collective::reduce || s.collective == Collective::gatherv) &&
+         r == s.root);
     for (int b = 0; b < s.blocks; ++b) {
       const uint64_t* c = st.at(r, b);
       if (s.collective == Collective::scatterv) {
@@ -226,8 +226,9 @@ VerifyResult verify_schedule(const Schedule& s) {
   std::vector<RankStep> by_round;
   for (int r = 0; r < s.p; ++r) {
     if (static_cast<int64_t>(s.ranks[r].ops.size()) !=
-        (s.ranks[r].steps.empty() ? 0
-                                  : s.ranks[r].steps.back().first_op + s.ranks[r].steps.back().op_count))
+        (s.ranks[r].steps.empty()
+             ? 0
+             : s.ranks[r].steps.back().first_op + s.ranks[r].steps.back().op_count))
       return fail(msg("rank ", r, ": ops outside every step"));
     for (const Step& step : s.ranks[r].steps) by_round.push_back({step.round, r, &step});
   }
@@ -235,7 +236,8 @@ VerifyResult verify_schedule(const Schedule& s) {
   std::sort(by_round.begin(), by_round.end(), [](const RankStep& a, const RankStep& b) {
     return std::tie(a.round, a.rank) < std::tie(b.round, b.rank);
   });
-  const bool reduction = s.collective == Collective::allreduce || s.collective == Collective::reduce;
+  const bool reduction = s.collective == Collective::allreduce ||
+                         s.collective == Collective::reduce;
   // The round's messages, their contents as sent (the senders' holdings before the round) in
   // `words`, sorted by (from, to) in send order; next[i]: receives already matched in the group
   // starting at i.
@@ -259,8 +261,8 @@ VerifyResult verify_schedule(const Schedule& s) {
           words.insert(words.end(), c, c + w);
         });
         if (missing >= 0)
-          return fail(msg("rank ", r, " round ", round, " sends block ", missing,
-                          " before it holds it"));
+          return fail(
+              msg("rank ", r, " round ", round, " sends block ", missing, " before it holds it"));
         sent.push_back({round, r, op.peer, &op});
       }
     }

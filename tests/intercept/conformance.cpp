@@ -3,10 +3,11 @@
 // MPI_COMM_WORLD, a split communicator, a duplicate and MPI_COMM_SELF: predefined and derived
 // datatypes (a contiguous type with a user op, a struct with padding, a contiguous type against
 // its elements), MPI_IN_PLACE, zero counts, every root, a non-commutative user op, displacements
-// with gaps, and the arguments MPI reads at the root only passed as NULL elsewhere. Every rank computes every rank's input, so
-// results are checked exactly (integers; doubles only with exactly representable sums). Run under
-// LD_PRELOAD=libpapcoll-intercept.so with each algorithm forced (run_conformance.py); it must
-// pass exactly as it does without the library. Exit 0 when every check passed on every rank.
+// with gaps, and the arguments MPI reads at the root only passed as NULL elsewhere. Every rank
+// computes every rank's input, so results are checked exactly (integers; doubles only with exactly
+// representable sums). Run under LD_PRELOAD=libpapcoll-intercept.so with each algorithm forced
+// (run_conformance.py); it must pass exactly as it does without the library. Exit 0 when every
+// check passed on every rank.
 #include <mpi.h>
 
 #include <algorithm>
@@ -48,7 +49,10 @@ void matmul(void* in, void* inout, int* len, MPI_Datatype*) {
   for (int k = 0; k < *len; ++k, a += 4, b += 4) {
     const int c0 = a[0] * b[0] + a[1] * b[2], c1 = a[0] * b[1] + a[1] * b[3];
     const int c2 = a[2] * b[0] + a[3] * b[2], c3 = a[2] * b[1] + a[3] * b[3];
-    b[0] = c0; b[1] = c1; b[2] = c2; b[3] = c3;
+    b[0] = c0;
+    b[1] = c1;
+    b[2] = c2;
+    b[3] = c3;
   }
 }
 
@@ -106,7 +110,10 @@ void allreduce_checks(MPI_Comm comm, const char* name, uint64_t seed) {
   std::vector<int> a(4 * mats), prod(4 * mats);
   for (int k = 0; k < mats; ++k) {
     const int s = (rank + k) % 3;
-    a[4 * k + 0] = 1; a[4 * k + 1] = s; a[4 * k + 2] = k % 2; a[4 * k + 3] = 1 + (rank % 2);
+    a[4 * k + 0] = 1;
+    a[4 * k + 1] = s;
+    a[4 * k + 2] = k % 2;
+    a[4 * k + 3] = 1 + (rank % 2);
   }
   MPI_Allreduce(a.data(), prod.data(), mats, m2, mat, comm);
   ok = true;
@@ -143,8 +150,9 @@ void reduce_checks(MPI_Comm comm, const char* name, uint64_t seed) {
         for (int r = 0; r < p; ++r) want += value(seed + root, r, i);
         ok = rank == root ? out[i] == want : out[i] == -7;
       }
-      expect(ok, std::string(name) + ": MPI_Reduce root " + std::to_string(root) + " count " +
-                     std::to_string(count) + (in_place ? " in place" : ""),
+      expect(ok,
+             std::string(name) + ": MPI_Reduce root " + std::to_string(root) + " count " +
+                 std::to_string(count) + (in_place ? " in place" : ""),
              comm);
     }
 }
@@ -161,12 +169,16 @@ void bcast_checks(MPI_Comm comm, const char* name, uint64_t seed) {
       MPI_Bcast(buf.data(), count, MPI_INT, root, comm);
       bool ok = true;
       for (int i = 0; i < count && ok; ++i) ok = buf[i] == value(seed + root, root, i);
-      expect(ok, std::string(name) + ": MPI_Bcast root " + std::to_string(root) + " count " +
-                     std::to_string(count),
+      expect(ok,
+             std::string(name) + ": MPI_Bcast root " + std::to_string(root) + " count " +
+                 std::to_string(count),
              comm);
     }
   // A struct type {int, double} with padding: the holes must not be written.
-  struct Rec { int a; double b; };
+  struct Rec {
+    int a;
+    double b;
+  };
   MPI_Datatype rec;
   const int lens[2] = {1, 1};
   const MPI_Aint disp[2] = {offsetof(Rec, a), offsetof(Rec, b)};
@@ -177,7 +189,10 @@ void bcast_checks(MPI_Comm comm, const char* name, uint64_t seed) {
   std::memset(recs.data(), 0x3C, recs.size() * sizeof(Rec));
   const std::vector<Rec> before = recs;
   if (rank == 0)
-    for (size_t i = 0; i < recs.size(); ++i) { recs[i].a = static_cast<int>(i); recs[i].b = 0.5 * i; }
+    for (size_t i = 0; i < recs.size(); ++i) {
+      recs[i].a = static_cast<int>(i);
+      recs[i].b = 0.5 * i;
+    }
   MPI_Bcast(recs.data(), static_cast<int>(recs.size()), rec, 0, comm);
   bool ok = true;
   for (size_t i = 0; i < recs.size() && ok; ++i) {
@@ -198,8 +213,10 @@ void allgatherv_checks(MPI_Comm comm, const char* name, uint64_t seed) {
   for (int shape = 0; shape < 4; ++shape) {
     std::vector<int> counts(static_cast<size_t>(p)), displs(static_cast<size_t>(p));
     for (int r = 0; r < p; ++r)
-      counts[r] = shape == 0 ? 10 : shape == 1 ? 1000 * r : shape == 2 ? (r == p - 1 ? 30001 : 0)
-                                                                       : (value(seed, r, 99) + 1000) % 7;
+      counts[r] = shape == 0   ? 10
+                  : shape == 1 ? 1000 * r
+                  : shape == 2 ? (r == p - 1 ? 30001 : 0)
+                               : (value(seed, r, 99) + 1000) % 7;
     int at = 0;
     for (int r = p - 1; r >= 0; --r) {  // reverse order with a gap of 2
       at += 2;
@@ -215,9 +232,11 @@ void allgatherv_checks(MPI_Comm comm, const char* name, uint64_t seed) {
                      counts.data(), displs.data(), MPI_INT, comm);
       std::vector<int> want(all.size(), -9);
       for (int r = 0; r < p; ++r)
-        for (int i = 0; i < counts[r]; ++i) want[static_cast<size_t>(displs[r] + i)] = value(seed + shape, r, i);
-      expect(all == want, std::string(name) + ": MPI_Allgatherv shape " + std::to_string(shape) +
-                              (in_place ? " in place" : ""),
+        for (int i = 0; i < counts[r]; ++i)
+          want[static_cast<size_t>(displs[r] + i)] = value(seed + shape, r, i);
+      expect(all == want,
+             std::string(name) + ": MPI_Allgatherv shape " + std::to_string(shape) +
+                 (in_place ? " in place" : ""),
              comm);
     }
   }
@@ -236,7 +255,9 @@ Portions portions(int p, int shape, uint64_t seed) {
   v.displs.resize(static_cast<size_t>(p));
   for (int r = 0; r < p; ++r) {
     const int u = value(seed, r, 5) + 1000;  // 0..2000
-    v.counts[r] = shape == 2 ? 0 : shape == 3 ? (r == p / 2 ? 20011 : u % 3) : (u % 4 == 0 ? 0 : u % 97);
+    v.counts[r] = shape == 2   ? 0
+                  : shape == 3 ? (r == p / 2 ? 20011 : u % 3)
+                               : (u % 4 == 0 ? 0 : u % 97);
   }
   int at = 0;
   for (int r = p - 1; r >= 0; --r) {
@@ -262,7 +283,8 @@ void scatterv_checks(MPI_Comm comm, const char* name, uint64_t seed) {
       if (is_root) {
         all.assign(static_cast<size_t>(v.extent), -1);
         for (int r = 0; r < p; ++r)
-          for (int i = 0; i < v.counts[r]; ++i) all[static_cast<size_t>(v.displs[r] + i)] = value(sd, r, i);
+          for (int i = 0; i < v.counts[r]; ++i)
+            all[static_cast<size_t>(v.displs[r] + i)] = value(sd, r, i);
       }
       const std::vector<int> all_before = all;
       const int mine = v.counts[rank];
@@ -273,9 +295,11 @@ void scatterv_checks(MPI_Comm comm, const char* name, uint64_t seed) {
                    in_place ? MPI_IN_PLACE : out.data(), mine, MPI_INT, root, comm);
       bool ok = all == all_before;
       if (!in_place)
-        for (int i = 0; i < mine + 2 && ok; ++i) ok = out[i] == (i < mine ? value(sd, rank, i) : -9);
-      expect(ok, std::string(name) + ": MPI_Scatterv root " + std::to_string(root) + " shape " +
-                     std::to_string(shape) + (in_place ? " in place" : ""),
+        for (int i = 0; i < mine + 2 && ok; ++i)
+          ok = out[i] == (i < mine ? value(sd, rank, i) : -9);
+      expect(ok,
+             std::string(name) + ": MPI_Scatterv root " + std::to_string(root) + " shape " +
+                 std::to_string(shape) + (in_place ? " in place" : ""),
              comm);
     }
   // Derived types: the root sends pairs (a contiguous type of 2 ints), every rank receives ints.
@@ -288,7 +312,8 @@ void scatterv_checks(MPI_Comm comm, const char* name, uint64_t seed) {
   if (rank == root) {
     all.assign(2 * static_cast<size_t>(v.extent), -1);
     for (int r = 0; r < p; ++r)
-      for (int i = 0; i < 2 * v.counts[r]; ++i) all[static_cast<size_t>(2 * v.displs[r] + i)] = value(seed + 7, r, i);
+      for (int i = 0; i < 2 * v.counts[r]; ++i)
+        all[static_cast<size_t>(2 * v.displs[r] + i)] = value(seed + 7, r, i);
   }
   std::vector<int> out(2 * static_cast<size_t>(v.counts[rank]) + 1, -9);
   MPI_Scatterv(all.data(), v.counts.data(), v.displs.data(), pair, out.data(), 2 * v.counts[rank],
@@ -298,7 +323,10 @@ void scatterv_checks(MPI_Comm comm, const char* name, uint64_t seed) {
   expect(ok, std::string(name) + ": MPI_Scatterv pairs to ints", comm);
   MPI_Type_free(&pair);
   // A struct type with padding on both sides: the holes of the receive buffer stay untouched.
-  struct Rec { int a; double b; };
+  struct Rec {
+    int a;
+    double b;
+  };
   MPI_Datatype rec;
   const int lens[2] = {1, 1};
   const MPI_Aint disp[2] = {offsetof(Rec, a), offsetof(Rec, b)};
@@ -309,7 +337,8 @@ void scatterv_checks(MPI_Comm comm, const char* name, uint64_t seed) {
   if (rank == 0) {
     recs.resize(static_cast<size_t>(v.extent));
     for (int r = 0; r < p; ++r)
-      for (int i = 0; i < v.counts[r]; ++i) recs[static_cast<size_t>(v.displs[r] + i)] = Rec{r, 0.5 * i};
+      for (int i = 0; i < v.counts[r]; ++i)
+        recs[static_cast<size_t>(v.displs[r] + i)] = Rec{r, 0.5 * i};
   }
   std::vector<Rec> got(static_cast<size_t>(v.counts[rank]));
   std::memset(got.data(), 0x3C, got.size() * sizeof(Rec));
@@ -347,17 +376,19 @@ void gatherv_checks(MPI_Comm comm, const char* name, uint64_t seed) {
       }
       // MPI reads recvbuf, recvcounts, displs and recvtype at the root only: NULL elsewhere.
       MPI_Gatherv(in_place ? MPI_IN_PLACE : mine.data(), n, MPI_INT, is_root ? all.data() : nullptr,
-                  is_root ? v.counts.data() : nullptr, is_root ? v.displs.data() : nullptr,
-                  MPI_INT, root, comm);
+                  is_root ? v.counts.data() : nullptr, is_root ? v.displs.data() : nullptr, MPI_INT,
+                  root, comm);
       bool ok = mine == mine_before;
       if (is_root) {
         std::vector<int> want(static_cast<size_t>(v.extent), -9);
         for (int r = 0; r < p; ++r)
-          for (int i = 0; i < v.counts[r]; ++i) want[static_cast<size_t>(v.displs[r] + i)] = value(sd, r, i);
+          for (int i = 0; i < v.counts[r]; ++i)
+            want[static_cast<size_t>(v.displs[r] + i)] = value(sd, r, i);
         ok = ok && all == want;
       }
-      expect(ok, std::string(name) + ": MPI_Gatherv root " + std::to_string(root) + " shape " +
-                     std::to_string(shape) + (in_place ? " in place" : ""),
+      expect(ok,
+             std::string(name) + ": MPI_Gatherv root " + std::to_string(root) + " shape " +
+                 std::to_string(shape) + (in_place ? " in place" : ""),
              comm);
     }
   // Derived types: every rank sends ints, the root receives pairs (a contiguous type of 2 ints).
@@ -375,13 +406,17 @@ void gatherv_checks(MPI_Comm comm, const char* name, uint64_t seed) {
   if (rank == root) {
     std::vector<int> want(all.size(), -9);
     for (int r = 0; r < p; ++r)
-      for (int i = 0; i < 2 * v.counts[r]; ++i) want[static_cast<size_t>(2 * v.displs[r] + i)] = value(seed + 7, r, i);
+      for (int i = 0; i < 2 * v.counts[r]; ++i)
+        want[static_cast<size_t>(2 * v.displs[r] + i)] = value(seed + 7, r, i);
     ok = all == want;
   }
   expect(ok, std::string(name) + ": MPI_Gatherv ints to pairs", comm);
   MPI_Type_free(&pair);
   // A struct type with padding: the holes of the root's buffer stay untouched.
-  struct Rec { int a; double b; };
+  struct Rec {
+    int a;
+    double b;
+  };
   MPI_Datatype rec;
   const int lens[2] = {1, 1};
   const MPI_Aint disp[2] = {offsetof(Rec, a), offsetof(Rec, b)};

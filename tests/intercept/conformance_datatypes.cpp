@@ -8,12 +8,13 @@
 //
 // Every rank computes every rank's data, so results are exact. Cases are grouped; the groups to
 // run are the arguments (default: types large comms mixed; mixed-bcast, mixed-allgatherv,
-// mixed-scatterv, mixed-gatherv are its parts; aliased runs on request). A watchdog ends the process with a
-// "TIMEOUT" line naming the case if one case takes more than PAPCOLL_CONF_CASE_TIMEOUT seconds
-// (default 60), so a hang is attributed and cut short. Output (rank 0): one line per group,
-// "GROUP <name> ok <checks>" or "GROUP <name> FAIL <failed>/<checks>: <first failing cases>".
-// Run by run_conformance_datatypes.py under LD_PRELOAD=libpapcoll-intercept.so with every
-// algorithm forced; it must pass exactly as it does without the library.
+// mixed-scatterv, mixed-gatherv are its parts; aliased runs on request). A watchdog ends the
+// process with a "TIMEOUT" line naming the case if one case takes more than
+// PAPCOLL_CONF_CASE_TIMEOUT seconds (default 60), so a hang is attributed and cut short. Output
+// (rank 0): one line per group, "GROUP <name> ok <checks>" or "GROUP <name> FAIL <failed>/<checks>:
+// <first failing cases>". Run by run_conformance_datatypes.py under
+// LD_PRELOAD=libpapcoll-intercept.so with every algorithm forced; it must pass exactly as it does
+// without the library.
 #include <mpi.h>
 #include <unistd.h>
 
@@ -157,7 +158,8 @@ Unit make_unit(const Typelist& tl, Pad pad) {
   if (pad == Pad::gapped) at += max_align;
   u.extent = (at + max_align - 1) / max_align * max_align;
   MPI_Datatype s;
-  MPI_Type_create_struct(static_cast<int>(lens.size()), lens.data(), disps.data(), types.data(), &s);
+  MPI_Type_create_struct(static_cast<int>(lens.size()), lens.data(), disps.data(), types.data(),
+                         &s);
   MPI_Type_create_resized(s, 0, static_cast<MPI_Aint>(u.extent), &u.type);
   MPI_Type_commit(&u.type);
   MPI_Type_free(&s);
@@ -170,8 +172,8 @@ Unit make_unit(const Typelist& tl, Pad pad) {
 //   holes:   n of the unit type resized with a hole after each unit (must stay untouched)
 //   whole:   1 of contiguous(n, unit)
 //   indexed: 1 of an hindexed type: blocks of 1, 2, 3, 1, ... units with a unit-sized hole between
-// Only basic, unit and holes describe data per unit (a count that scales with n): the v-collectives'
-// counts and displacements need that.
+// Only basic, unit and holes describe data per unit (a count that scales with n): the
+// v-collectives' counts and displacements need that.
 enum class Shape { basic, unit, holes, whole, indexed };
 
 const char* shape_name(Shape s) {
@@ -192,9 +194,12 @@ struct View {
   Shape shape = Shape::unit;
   Pad pad = Pad::natural;
   std::string name() const {
-    return std::string(shape_name(shape)) + (shape == Shape::basic ? "" : std::string("/") + pad_name(pad));
+    return std::string(shape_name(shape)) +
+           (shape == Shape::basic ? "" : std::string("/") + pad_name(pad));
   }
-  bool per_unit() const { return shape == Shape::basic || shape == Shape::unit || shape == Shape::holes; }
+  bool per_unit() const {
+    return shape == Shape::basic || shape == Shape::unit || shape == Shape::holes;
+  }
 };
 
 // The first difference the last failed check found (for the failure message).
@@ -249,8 +254,8 @@ class Buffer {
           i += take;
           at += take + 1;
         }
-        MPI_Type_create_hindexed(static_cast<int>(lens.size()), lens.data(), disps.data(), unit_.type,
-                                 &own_);
+        MPI_Type_create_hindexed(static_cast<int>(lens.size()), lens.data(), disps.data(),
+                                 unit_.type, &own_);
         MPI_Type_commit(&own_);
         type_ = own_;
         count_ = 1;
@@ -274,7 +279,9 @@ class Buffer {
   MPI_Datatype type() const { return type_; }
   int count() const { return static_cast<int>(count_); }
   // Count of the datatype per unit (v-collectives' counts and displacements).
-  int per_unit() const { return view_.shape == Shape::basic ? static_cast<int>(unit_.elem.size()) : 1; }
+  int per_unit() const {
+    return view_.shape == Shape::basic ? static_cast<int>(unit_.elem.size()) : 1;
+  }
   long long units() const { return n_; }
   const View& view() const { return view_; }
   size_t elements_per_unit() const { return unit_.elem.size(); }
@@ -306,7 +313,8 @@ class Buffer {
     }
     for (size_t k = 0; k < bytes_.size(); ++k)
       if (!written[k] && bytes_[k] != kSentinel) {
-        g_mismatch = "byte " + std::to_string(static_cast<long long>(k) - static_cast<long long>(kGuard)) +
+        g_mismatch = "byte " +
+                     std::to_string(static_cast<long long>(k) - static_cast<long long>(kGuard)) +
                      " outside the data was written";
         return false;
       }
@@ -337,14 +345,16 @@ class Buffer {
 
 int value(uint64_t seed, long long a, long long b, int c, int range = 100) {
   uint64_t z = seed * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(a) * 0xBF58476D1CE4E5B9ULL +
-               static_cast<uint64_t>(b) * 0x94D049BB133111EBULL + static_cast<uint64_t>(c) * 0x2545F4914F6CDD1DULL;
+               static_cast<uint64_t>(b) * 0x94D049BB133111EBULL +
+               static_cast<uint64_t>(c) * 0x2545F4914F6CDD1DULL;
   z ^= z >> 31;
   z *= 0xD6E8FEB86659FD93ULL;
   z ^= z >> 32;
   return static_cast<int>(z % static_cast<uint64_t>(2 * range + 1)) - range;
 }
 
-// ---- Bookkeeping: checks, groups, the watchdog -----------------------------------------------------
+// ---- Bookkeeping: checks, groups, the watchdog
+// -----------------------------------------------------
 
 struct Tally {
   int checks = 0, failed = 0;
@@ -385,8 +395,8 @@ void watchdog() {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     std::lock_guard<std::mutex> lock(g_watch_mu);
     if (std::chrono::steady_clock::now() > g_deadline) {
-      std::fprintf(stderr, "TIMEOUT case %s (world rank %d, over %.0f s)\n", g_case,
-                   g_world_rank, g_case_timeout);
+      std::fprintf(stderr, "TIMEOUT case %s (world rank %d, over %.0f s)\n", g_case, g_world_rank,
+                   g_case_timeout);
       std::fflush(stderr);
       _exit(3);
     }
@@ -404,7 +414,8 @@ void expect(bool ok, const std::string& what, MPI_Comm comm) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   std::fprintf(stderr, "conformance FAIL (world rank %d, rank %d of the communicator): %s (%s)\n",
-               g_world_rank, rank, what.c_str(), g_mismatch.empty() ? "buffer changed" : g_mismatch.c_str());
+               g_world_rank, rank, what.c_str(),
+               g_mismatch.empty() ? "buffer changed" : g_mismatch.c_str());
   if (g_tally.first_failures.size() < 600) g_tally.first_failures += "[" + what + "] ";
 }
 
@@ -423,8 +434,8 @@ void bcast_case(const Comm& c, int root, const Typelist& tl, long long n,
   MPI_Comm_size(c.comm, &p);
   std::string views;
   for (int r = 0; r < p; ++r) views += (r ? "," : "") + view_of(r).name();
-  const std::string what = c.name + ": MPI_Bcast " + tl.name + " x " + std::to_string(n) + " root " +
-                           std::to_string(root) + " views " + views;
+  const std::string what = c.name + ": MPI_Bcast " + tl.name + " x " + std::to_string(n) +
+                           " root " + std::to_string(root) + " views " + views;
   if (skipped(what)) return;
   begin_case(what);
   Buffer b(tl, n, view_of(rank));
@@ -433,8 +444,13 @@ void bcast_case(const Comm& c, int root, const Typelist& tl, long long n,
   const auto before = b.snapshot();
   MPI_Bcast(b.data(), b.count(), b.type(), root, c.comm);
   bool ok;
-  if (rank == root) ok = b.unchanged(before);
-  else ok = b.check([&](long long i, int j, int* out) { *out = v(i, j); return true; });
+  if (rank == root)
+    ok = b.unchanged(before);
+  else
+    ok = b.check([&](long long i, int j, int* out) {
+      *out = v(i, j);
+      return true;
+    });
   expect(ok, what, c.comm);
 }
 
@@ -461,11 +477,11 @@ Portions portions(int p, int shape, long long scale, uint64_t seed) {
   for (int r = 0; r < p; ++r) {
     const int u = value(seed, r, 7, 0) + 100;  // 0..200
     switch (shape) {
-      case 0: v.units[r] = scale; break;                                  // regular
-      case 1: v.units[r] = r == 0 ? scale : 0; break;                     // one contributes
-      case 2: v.units[r] = u % 4 == 0 ? 0 : (scale * u) / 200 + 1; break; // random, zeros
-      case 3: v.units[r] = scale * (p - r) / p; break;                    // linearly decreasing
-      default: v.units[r] = 0; break;                                     // all zero
+      case 0: v.units[r] = scale; break;                                   // regular
+      case 1: v.units[r] = r == 0 ? scale : 0; break;                      // one contributes
+      case 2: v.units[r] = u % 4 == 0 ? 0 : (scale * u) / 200 + 1; break;  // random, zeros
+      case 3: v.units[r] = scale * (p - r) / p; break;                     // linearly decreasing
+      default: v.units[r] = 0; break;                                      // all zero
     }
   }
   long long at = 0;
@@ -487,10 +503,11 @@ void allgatherv_case(const Comm& c, const Typelist& tl, int shape, long long sca
   MPI_Comm_size(c.comm, &p);
   const Portions v = portions(p, shape, scale, seed);
   std::string views;
-  for (int r = 0; r < p; ++r) views += (r ? "," : "") + nonempty_view(send_of(r), v.units[r]).name();
-  const std::string what = c.name + ": MPI_Allgatherv " + tl.name + " shape " + std::to_string(shape) +
-                           " scale " + std::to_string(scale) + " send " + views + " recv " +
-                           recv.name() + (in_place ? " in place" : "");
+  for (int r = 0; r < p; ++r)
+    views += (r ? "," : "") + nonempty_view(send_of(r), v.units[r]).name();
+  const std::string what = c.name + ": MPI_Allgatherv " + tl.name + " shape " +
+                           std::to_string(shape) + " scale " + std::to_string(scale) + " send " +
+                           views + " recv " + recv.name() + (in_place ? " in place" : "");
   if (skipped(what)) return;
   begin_case(what);
   Buffer all(tl, v.total, recv);
@@ -504,7 +521,9 @@ void allgatherv_case(const Comm& c, const Typelist& tl, int shape, long long sca
   Buffer mine(tl, v.units[rank], nonempty_view(send_of(rank), v.units[rank]));
   mine.fill(0, v.units[rank], [&](long long i, int j) { return val(rank, i, j); });
   const auto mine_before = mine.snapshot();
-  if (in_place) all.fill(v.at[rank], v.units[rank], [&](long long i, int j) { return val(rank, i - v.at[rank], j); });
+  if (in_place)
+    all.fill(v.at[rank], v.units[rank],
+             [&](long long i, int j) { return val(rank, i - v.at[rank], j); });
   MPI_Allgatherv(in_place ? MPI_IN_PLACE : mine.data(), mine.count(), mine.type(), all.data(),
                  counts.data(), displs.data(), all.type(), c.comm);
   bool ok = mine.unchanged(mine_before);
@@ -528,10 +547,12 @@ void scatterv_case(const Comm& c, int root, const Typelist& tl, int shape, long 
   MPI_Comm_size(c.comm, &p);
   const Portions v = portions(p, shape, scale, seed);
   std::string views;
-  for (int r = 0; r < p; ++r) views += (r ? "," : "") + nonempty_view(recv_of(r), v.units[r]).name();
+  for (int r = 0; r < p; ++r)
+    views += (r ? "," : "") + nonempty_view(recv_of(r), v.units[r]).name();
   const std::string what = c.name + ": MPI_Scatterv " + tl.name + " root " + std::to_string(root) +
                            " shape " + std::to_string(shape) + " scale " + std::to_string(scale) +
-                           " send " + root_view.name() + " recv " + views + (in_place ? " in place" : "");
+                           " send " + root_view.name() + " recv " + views +
+                           (in_place ? " in place" : "");
   if (skipped(what)) return;
   begin_case(what);
   const bool is_root = rank == root;
@@ -555,7 +576,10 @@ void scatterv_case(const Comm& c, int root, const Typelist& tl, int shape, long 
                c.comm);
   bool ok = all.unchanged(all_before);
   if (!(in_place && is_root))
-    ok = ok && mine.check([&](long long i, int j, int* out) { *out = val(rank, i, j); return true; });
+    ok = ok && mine.check([&](long long i, int j, int* out) {
+      *out = val(rank, i, j);
+      return true;
+    });
   expect(ok, what, c.comm);
 }
 
@@ -568,10 +592,12 @@ void gatherv_case(const Comm& c, int root, const Typelist& tl, int shape, long l
   MPI_Comm_size(c.comm, &p);
   const Portions v = portions(p, shape, scale, seed);
   std::string views;
-  for (int r = 0; r < p; ++r) views += (r ? "," : "") + nonempty_view(send_of(r), v.units[r]).name();
+  for (int r = 0; r < p; ++r)
+    views += (r ? "," : "") + nonempty_view(send_of(r), v.units[r]).name();
   const std::string what = c.name + ": MPI_Gatherv " + tl.name + " root " + std::to_string(root) +
                            " shape " + std::to_string(shape) + " scale " + std::to_string(scale) +
-                           " recv " + root_view.name() + " send " + views + (in_place ? " in place" : "");
+                           " recv " + root_view.name() + " send " + views +
+                           (in_place ? " in place" : "");
   if (skipped(what)) return;
   begin_case(what);
   const bool is_root = rank == root;
@@ -587,7 +613,8 @@ void gatherv_case(const Comm& c, int root, const Typelist& tl, int shape, long l
   mine.fill(0, v.units[rank], [&](long long i, int j) { return val(rank, i, j); });
   const auto mine_before = mine.snapshot();
   if (in_place && is_root)
-    all.fill(v.at[rank], v.units[rank], [&](long long i, int j) { return val(rank, i - v.at[rank], j); });
+    all.fill(v.at[rank], v.units[rank],
+             [&](long long i, int j) { return val(rank, i - v.at[rank], j); });
   MPI_Gatherv(in_place && is_root ? MPI_IN_PLACE : mine.data(), mine.count(), mine.type(),
               is_root ? all.data() : nullptr, is_root ? counts.data() : nullptr,
               is_root ? displs.data() : nullptr, all.type(), root, c.comm);
@@ -647,9 +674,10 @@ void reduction_case(const Comm& c, int root, const Typelist& tl, long long n, Vi
   MPI_Comm_rank(c.comm, &rank);
   MPI_Comm_size(c.comm, &p);
   const bool all = root < 0;
-  const std::string what = c.name + (all ? ": MPI_Allreduce " : ": MPI_Reduce root " + std::to_string(root) + " ") +
-                           tl.name + " x " + std::to_string(n) + " " + view.name() + " " + op_name(op) +
-                           (in_place ? " in place" : "");
+  const std::string what =
+      c.name + (all ? ": MPI_Allreduce " : ": MPI_Reduce root " + std::to_string(root) + " ") +
+      tl.name + " x " + std::to_string(n) + " " + view.name() + " " + op_name(op) +
+      (in_place ? " in place" : "");
   if (skipped(what)) return;
   begin_case(what);
   const Basic b = tl.members[0].b;
@@ -675,12 +703,17 @@ void reduction_case(const Comm& c, int root, const Typelist& tl, long long n, Vi
       g_typemaps[in.type()] = in.typemap();
       g_typemaps[out.type()] = out.typemap();
     }
-    MPI_Op_create(op == MPI_SUM ? user_fold<0> : op == MPI_MAX ? user_fold<1> : user_fold<2>, 1, &use);
+    MPI_Op_create(op == MPI_SUM   ? user_fold<0>
+                  : op == MPI_MAX ? user_fold<1>
+                                  : user_fold<2>,
+                  1, &use);
   }
   if (all)
-    MPI_Allreduce(here_in_place ? MPI_IN_PLACE : in.data(), out.data(), in.count(), in.type(), use, c.comm);
+    MPI_Allreduce(here_in_place ? MPI_IN_PLACE : in.data(), out.data(), in.count(), in.type(), use,
+                  c.comm);
   else
-    MPI_Reduce(here_in_place ? MPI_IN_PLACE : in.data(), out.data(), in.count(), in.type(), use, root, c.comm);
+    MPI_Reduce(here_in_place ? MPI_IN_PLACE : in.data(), out.data(), in.count(), in.type(), use,
+               root, c.comm);
   if (use != op) {
     MPI_Op_free(&use);
     std::lock_guard<std::mutex> lock(g_typemap_mu);
@@ -689,7 +722,10 @@ void reduction_case(const Comm& c, int root, const Typelist& tl, long long n, Vi
   }
   bool ok = in.unchanged(in_before);
   if (all || rank == root)
-    ok = ok && out.check([&](long long i, int j, int* o) { *o = want(i, j); return true; });
+    ok = ok && out.check([&](long long i, int j, int* o) {
+      *o = want(i, j);
+      return true;
+    });
   else
     ok = ok && out.check([](long long, int, int*) { return false; });  // untouched off the root
   expect(ok, what, c.comm);
@@ -701,9 +737,10 @@ void user_op_case(const Comm& c, int root, long long n, Shape shape, bool in_pla
   MPI_Comm_size(c.comm, &p);
   const bool all = root < 0;
   const View view{shape, Pad::natural};
-  const std::string what = c.name + (all ? ": MPI_Allreduce " : ": MPI_Reduce root " + std::to_string(root) + " ") +
-                           kIntDouble.name + " x " + std::to_string(n) + " " + view.name() +
-                           " user op (sum)" + (in_place ? " in place" : "");
+  const std::string what =
+      c.name + (all ? ": MPI_Allreduce " : ": MPI_Reduce root " + std::to_string(root) + " ") +
+      kIntDouble.name + " x " + std::to_string(n) + " " + view.name() + " user op (sum)" +
+      (in_place ? " in place" : "");
   if (skipped(what)) return;
   begin_case(what);
   Buffer in(kIntDouble, n, view), out(kIntDouble, n, view);
@@ -719,9 +756,11 @@ void user_op_case(const Comm& c, int root, long long n, Shape shape, bool in_pla
   const bool here_in_place = in_place && (all || rank == root);
   if (here_in_place) out.fill(0, n, [&](long long i, int j) { return val(rank, i, j); });
   if (all)
-    MPI_Allreduce(here_in_place ? MPI_IN_PLACE : in.data(), out.data(), in.count(), in.type(), op, c.comm);
+    MPI_Allreduce(here_in_place ? MPI_IN_PLACE : in.data(), out.data(), in.count(), in.type(), op,
+                  c.comm);
   else
-    MPI_Reduce(here_in_place ? MPI_IN_PLACE : in.data(), out.data(), in.count(), in.type(), op, root, c.comm);
+    MPI_Reduce(here_in_place ? MPI_IN_PLACE : in.data(), out.data(), in.count(), in.type(), op,
+               root, c.comm);
   bool ok = in.unchanged(in_before);
   if (all || rank == root)
     ok = ok && out.check([&](long long i, int j, int* o) {
@@ -742,24 +781,34 @@ void loc_case(const Comm& c, int root, long long n, bool minloc, bool with_doubl
   MPI_Comm_rank(c.comm, &rank);
   MPI_Comm_size(c.comm, &p);
   const MPI_Op op = minloc ? MPI_MINLOC : MPI_MAXLOC;
-  const std::string what = c.name + (root < 0 ? ": MPI_Allreduce " : ": MPI_Reduce root " + std::to_string(root) + " ") +
-                           (with_double ? "MPI_DOUBLE_INT " : "MPI_2INT ") + (minloc ? "MINLOC" : "MAXLOC") +
-                           " x " + std::to_string(n);
+  const std::string what =
+      c.name + (root < 0 ? ": MPI_Allreduce " : ": MPI_Reduce root " + std::to_string(root) + " ") +
+      (with_double ? "MPI_DOUBLE_INT " : "MPI_2INT ") + (minloc ? "MINLOC" : "MAXLOC") + " x " +
+      std::to_string(n);
   if (skipped(what)) return;
   begin_case(what);
-  struct DI { double v; int i; };
-  struct II { int v, i; };
+  struct DI {
+    double v;
+    int i;
+  };
+  struct II {
+    int v, i;
+  };
   const size_t sz = with_double ? sizeof(DI) : sizeof(II);
   std::vector<unsigned char> in(static_cast<size_t>(n) * sz), out(in.size() + 16, kSentinel);
   auto val = [&](int r, long long i) { return value(seed, r, i, 0, 3); };  // ties on purpose
   for (long long i = 0; i < n; ++i) {
-    if (with_double) store<DI>(in.data() + i * sz, DI{static_cast<double>(val(rank, i)), rank});
-    else store<II>(in.data() + i * sz, II{val(rank, i), rank});
+    if (with_double)
+      store<DI>(in.data() + i * sz, DI{static_cast<double>(val(rank, i)), rank});
+    else
+      store<II>(in.data() + i * sz, II{val(rank, i), rank});
   }
   if (root < 0)
-    MPI_Allreduce(in.data(), out.data(), static_cast<int>(n), with_double ? MPI_DOUBLE_INT : MPI_2INT, op, c.comm);
+    MPI_Allreduce(in.data(), out.data(), static_cast<int>(n),
+                  with_double ? MPI_DOUBLE_INT : MPI_2INT, op, c.comm);
   else
-    MPI_Reduce(in.data(), out.data(), static_cast<int>(n), with_double ? MPI_DOUBLE_INT : MPI_2INT, op, root, c.comm);
+    MPI_Reduce(in.data(), out.data(), static_cast<int>(n), with_double ? MPI_DOUBLE_INT : MPI_2INT,
+               op, root, c.comm);
   bool ok = true;
   if (root < 0 || rank == root)
     for (long long i = 0; i < n && ok; ++i) {
@@ -769,13 +818,15 @@ void loc_case(const Comm& c, int root, long long n, bool minloc, bool with_doubl
       // The index is the smallest rank holding the extreme value (MPI's rule for ties).
       const long long got_v = with_double ? static_cast<long long>(load<DI>(out.data() + i * sz).v)
                                           : load<II>(out.data() + i * sz).v;
-      const int got_i = with_double ? load<DI>(out.data() + i * sz).i : load<II>(out.data() + i * sz).i;
+      const int got_i = with_double ? load<DI>(out.data() + i * sz).i
+                                    : load<II>(out.data() + i * sz).i;
       ok = got_v == best && got_i == at;
     }
   expect(ok, what, c.comm);
 }
 
-// ---- Groups ---------------------------------------------------------------------------------------
+// ---- Groups
+// ---------------------------------------------------------------------------------------
 
 // Views every rank may use for a typelist in a non-mixed case, cycled by a case number.
 // Views for reductions: no hole after the last element (Open MPI 4.1's ring all-reduce sizes its
@@ -799,16 +850,18 @@ View same_view(const Typelist& tl, int k) {
 }
 // Per-unit views (v-collectives' gathered buffers).
 View unit_view(const Typelist& tl, int k) {
-  static const View all[] = {{Shape::basic, Pad::natural}, {Shape::unit, Pad::packed},
-                             {Shape::holes, Pad::gapped}, {Shape::unit, Pad::natural},
+  static const View all[] = {{Shape::basic, Pad::natural},
+                             {Shape::unit, Pad::packed},
+                             {Shape::holes, Pad::gapped},
+                             {Shape::unit, Pad::natural},
                              {Shape::holes, Pad::natural}};
   View v = all[k % 5];
   if (v.shape == Shape::basic && !tl.single()) v = {Shape::unit, Pad::natural};
   return v;
 }
 
-const Typelist* const kTypelists[] = {&kInt, &kIntDouble, &kDouble, &kMixedAlign, &kChar,
-                                      &kFloatInt, &kShort3, &kLongDouble, &kUchar};
+const Typelist* const kTypelists[] = {&kInt,      &kIntDouble, &kDouble,     &kMixedAlign, &kChar,
+                                      &kFloatInt, &kShort3,    &kLongDouble, &kUchar};
 
 // Same signature on every rank, the same (count, datatype) too: datatypes, counts, roots, in place.
 void group_types(const Comm& c, uint64_t seed) {
@@ -820,7 +873,8 @@ void group_types(const Comm& c, uint64_t seed) {
       const View v = same_view(*tl, k++);
       for (int root = 0; root < p; ++root)
         if (root == 0 || n == 7 || root == p - 1)
-          bcast_case(c, root, *tl, n, [&](int) { return v; }, seed + k);
+          bcast_case(
+              c, root, *tl, n, [&](int) { return v; }, seed + k);
     }
   }
   k = 0;
@@ -828,16 +882,22 @@ void group_types(const Comm& c, uint64_t seed) {
     for (int shape = 0; shape < 5; ++shape, ++k) {
       const View v = unit_view(*tl, k);
       const long long scale = shape == 2 ? 301 : 17;
-      allgatherv_case(c, *tl, shape, scale, [&](int) { return v; }, v, k % 3 == 1, seed + 100 + k);
+      allgatherv_case(
+          c, *tl, shape, scale, [&](int) { return v; }, v, k % 3 == 1, seed + 100 + k);
       const int root = k % p;
-      scatterv_case(c, root, *tl, shape, scale, v, [&](int) { return v; }, k % 4 == 1, seed + 200 + k);
-      gatherv_case(c, (root + 1) % p, *tl, shape, scale, v, [&](int) { return v; }, k % 4 == 2, seed + 300 + k);
+      scatterv_case(
+          c, root, *tl, shape, scale, v, [&](int) { return v; }, k % 4 == 1, seed + 200 + k);
+      gatherv_case(
+          c, (root + 1) % p, *tl, shape, scale, v, [&](int) { return v; }, k % 4 == 2,
+          seed + 300 + k);
     }
   // Every root once with a multi-type typelist.
   for (int root = 0; root < p; ++root) {
     const View v{Shape::holes, Pad::gapped};
-    scatterv_case(c, root, kMixedAlign, 2, 40, v, [&](int) { return v; }, root % 2 == 1, seed + 400 + root);
-    gatherv_case(c, root, kMixedAlign, 2, 40, v, [&](int) { return v; }, root % 2 == 0, seed + 500 + root);
+    scatterv_case(
+        c, root, kMixedAlign, 2, 40, v, [&](int) { return v; }, root % 2 == 1, seed + 400 + root);
+    gatherv_case(
+        c, root, kMixedAlign, 2, 40, v, [&](int) { return v; }, root % 2 == 0, seed + 500 + root);
   }
   // Reductions: predefined ops on basic and derived types of one basic type.
   k = 0;
@@ -871,22 +931,38 @@ void group_large(const Comm& c, uint64_t seed) {
   MPI_Comm_size(c.comm, &p);
   const long long ints = 1LL << 20;  // 4 MiB
   const View basic{Shape::basic, Pad::natural}, unit{Shape::unit, Pad::natural};
-  for (int root : {0, p - 1}) bcast_case(c, root, kInt, ints, [&](int) { return basic; }, seed + root);
-  bcast_case(c, p / 2, kIntDouble, 50000, [&](int) { return unit; }, seed + 10);
-  bcast_case(c, p / 2, kDouble, ints / 8 + 1, [&](int) { return View{Shape::holes, Pad::natural}; }, seed + 20);
+  for (int root : {0, p - 1})
+    bcast_case(
+        c, root, kInt, ints, [&](int) { return basic; }, seed + root);
+  bcast_case(
+      c, p / 2, kIntDouble, 50000, [&](int) { return unit; }, seed + 10);
+  bcast_case(
+      c, p / 2, kDouble, ints / 8 + 1,
+      [&](int) {
+        return View{Shape::holes, Pad::natural};
+      },
+      seed + 20);
   reduction_case(c, -1, kInt, ints, basic, MPI_SUM, false, seed + 30);
   reduction_case(c, -1, kDouble, ints / 8 + 3, basic, MPI_MAX, true, seed + 31);
   reduction_case(c, p - 1, kInt, ints, basic, MPI_SUM, true, seed + 32);
   reduction_case(c, 0, kShort3, ints / 12, unit, MPI_BXOR, false, seed + 33);
-  reduction_case(c, -1, kShort3, ints / 12, View{Shape::whole, Pad::natural}, MPI_MAX, false, seed + 35);
+  reduction_case(c, -1, kShort3, ints / 12, View{Shape::whole, Pad::natural}, MPI_MAX, false,
+                 seed + 35);
   user_op_case(c, -1, 10000, Shape::unit, false, seed + 34);
-  allgatherv_case(c, kInt, 0, ints / p, [&](int) { return basic; }, basic, false, seed + 40);
-  allgatherv_case(c, kInt, 3, ints / 4 / p, [&](int) { return basic; }, basic, true, seed + 41);
-  allgatherv_case(c, kIntDouble, 2, 20000 / p, [&](int) { return unit; }, unit, false, seed + 42);
-  scatterv_case(c, 0, kInt, 0, ints / p, basic, [&](int) { return basic; }, false, seed + 50);
-  scatterv_case(c, p - 1, kDouble, 2, ints / 4 / p, basic, [&](int) { return basic; }, true, seed + 51);
-  gatherv_case(c, 0, kInt, 3, ints / p, basic, [&](int) { return basic; }, false, seed + 60);
-  gatherv_case(c, p - 1, kIntDouble, 0, 12500 / p, unit, [&](int) { return unit; }, true, seed + 61);
+  allgatherv_case(
+      c, kInt, 0, ints / p, [&](int) { return basic; }, basic, false, seed + 40);
+  allgatherv_case(
+      c, kInt, 3, ints / 4 / p, [&](int) { return basic; }, basic, true, seed + 41);
+  allgatherv_case(
+      c, kIntDouble, 2, 20000 / p, [&](int) { return unit; }, unit, false, seed + 42);
+  scatterv_case(
+      c, 0, kInt, 0, ints / p, basic, [&](int) { return basic; }, false, seed + 50);
+  scatterv_case(
+      c, p - 1, kDouble, 2, ints / 4 / p, basic, [&](int) { return basic; }, true, seed + 51);
+  gatherv_case(
+      c, 0, kInt, 3, ints / p, basic, [&](int) { return basic; }, false, seed + 60);
+  gatherv_case(
+      c, p - 1, kIntDouble, 0, 12500 / p, unit, [&](int) { return unit; }, true, seed + 61);
 }
 
 // Mixed signatures: the ranks describe the same data with different (count, datatype) pairs.
@@ -904,8 +980,10 @@ void group_mixed(const Comm& c, uint64_t seed, const std::string& only) {
   for (long long n : {1000LL, 300000LL})
     for (const Typelist* tl : {&kInt, &kIntDouble}) {
       const long long units = tl == &kInt ? n : n / 12;
-      const bool bcast = only.empty() || only == "bcast", allgatherv = only.empty() || only == "allgatherv";
-      const bool scatterv = only.empty() || only == "scatterv", gatherv = only.empty() || only == "gatherv";
+      const bool bcast = only.empty() || only == "bcast",
+                 allgatherv = only.empty() || only == "allgatherv";
+      const bool scatterv = only.empty() || only == "scatterv",
+                 gatherv = only.empty() || only == "gatherv";
       for (int root : {0, p - 1}) {
         if (bcast) bcast_case(c, root, *tl, units, mixed(k), seed + k);
         ++k;
@@ -913,28 +991,41 @@ void group_mixed(const Comm& c, uint64_t seed, const std::string& only) {
       // Signatures that match only as a whole: the root (n, MPI_INT) and the others
       // (1, contiguous(n, MPI_INT)).
       if (bcast)
-        bcast_case(c, 0, *tl, units, [](int r) {
-          return r == 0 ? View{Shape::basic, Pad::natural} : View{Shape::whole, Pad::natural};
-        }, seed + 50 + k);
+        bcast_case(
+            c, 0, *tl, units,
+            [](int r) {
+              return r == 0 ? View{Shape::basic, Pad::natural} : View{Shape::whole, Pad::natural};
+            },
+            seed + 50 + k);
       ++k;
-      if (allgatherv) allgatherv_case(c, *tl, 0, units / p, mixed(k), unit_view(*tl, k), false, seed + 100 + k);
+      if (allgatherv)
+        allgatherv_case(c, *tl, 0, units / p, mixed(k), unit_view(*tl, k), false, seed + 100 + k);
       ++k;
-      if (allgatherv) allgatherv_case(c, *tl, 2, units / p, mixed(k), unit_view(*tl, k), k % 2 == 0, seed + 100 + k);
+      if (allgatherv)
+        allgatherv_case(c, *tl, 2, units / p, mixed(k), unit_view(*tl, k), k % 2 == 0,
+                        seed + 100 + k);
       ++k;
-      if (scatterv) scatterv_case(c, k % p, *tl, 0, units / p, unit_view(*tl, k), mixed(k), false, seed + 200 + k);
+      if (scatterv)
+        scatterv_case(c, k % p, *tl, 0, units / p, unit_view(*tl, k), mixed(k), false,
+                      seed + 200 + k);
       ++k;
-      if (scatterv) scatterv_case(c, 0, *tl, 3, units / p, unit_view(*tl, k), mixed(k), true, seed + 200 + k);
+      if (scatterv)
+        scatterv_case(c, 0, *tl, 3, units / p, unit_view(*tl, k), mixed(k), true, seed + 200 + k);
       ++k;
-      if (gatherv) gatherv_case(c, k % p, *tl, 0, units / p, unit_view(*tl, k), mixed(k), false, seed + 300 + k);
+      if (gatherv)
+        gatherv_case(c, k % p, *tl, 0, units / p, unit_view(*tl, k), mixed(k), false,
+                     seed + 300 + k);
       ++k;
-      if (gatherv) gatherv_case(c, p - 1, *tl, 2, units / p, unit_view(*tl, k), mixed(k), true, seed + 300 + k);
+      if (gatherv)
+        gatherv_case(c, p - 1, *tl, 2, units / p, unit_view(*tl, k), mixed(k), true,
+                     seed + 300 + k);
       ++k;
     }
 }
 
 // Run when named (run_conformance_datatypes.py names it with the regular groups): MPI_Allreduce
-// with sendbuf == recvbuf, an erroneous call MPI's own argument check refuses (MPI_ERR_BUFFER). With
-// MPI_ERRORS_RETURN the call must return on every rank (no hang), every rank alike, and never
+// with sendbuf == recvbuf, an erroneous call MPI's own argument check refuses (MPI_ERR_BUFFER).
+// With MPI_ERRORS_RETURN the call must return on every rank (no hang), every rank alike, and never
 // report success with a wrong result. (MPI_Reduce is left out: there only the root's buffers are
 // aliased, so MPI itself fails the root and lets the other ranks succeed.)
 void group_aliased(const Comm& c, uint64_t seed) {
@@ -948,7 +1039,8 @@ void group_aliased(const Comm& c, uint64_t seed) {
     int ok = rc == MPI_SUCCESS ? 1 : 0, lo = 0, hi = 0;
     MPI_Allreduce(&ok, &lo, 1, MPI_INT, MPI_MIN, c.comm);
     MPI_Allreduce(&ok, &hi, 1, MPI_INT, MPI_MAX, c.comm);
-    expect(lo == hi && (rc != MPI_SUCCESS || right), what + (lo != hi ? ": ranks disagree" : ": wrong result"), c.comm);
+    expect(lo == hi && (rc != MPI_SUCCESS || right),
+           what + (lo != hi ? ": ranks disagree" : ": wrong result"), c.comm);
   };
   // Open MPI reports an aliased buffer through MPI_COMM_WORLD's error handler, whatever the
   // call's communicator: errors return there too for this group.
@@ -1003,15 +1095,25 @@ void group_comms(const Comm& world, uint64_t seed) {
     MPI_Comm_size(s.comm, &q);
     const View v = same_view(kMixedAlign, k), u = unit_view(kIntDouble, k);
     for (int root = 0; root < q; ++root) {
-      bcast_case(s, root, kMixedAlign, 513, [&](int) { return v; }, seed + k);
-      scatterv_case(s, root, kIntDouble, 2, 33, u, [&](int) { return u; }, root == 1, seed + 10 * k);
-      gatherv_case(s, root, kIntDouble, 3, 33, u, [&](int) { return u; }, root == 0, seed + 20 * k);
-      reduction_case(s, root, kInt, 4099, View{Shape::indexed, Pad::natural}, MPI_SUM, root == 0, seed + 30 * k);
+      bcast_case(
+          s, root, kMixedAlign, 513, [&](int) { return v; }, seed + k);
+      scatterv_case(
+          s, root, kIntDouble, 2, 33, u, [&](int) { return u; }, root == 1, seed + 10 * k);
+      gatherv_case(
+          s, root, kIntDouble, 3, 33, u, [&](int) { return u; }, root == 0, seed + 20 * k);
+      reduction_case(s, root, kInt, 4099, View{Shape::indexed, Pad::natural}, MPI_SUM, root == 0,
+                     seed + 30 * k);
     }
-    allgatherv_case(s, kIntDouble, 2, 50, [&](int) { return u; }, u, true, seed + 40 * k);
-    allgatherv_case(s, kInt, 0, 20000, [&](int) { return View{Shape::basic, Pad::natural}; },
-                    View{Shape::basic, Pad::natural}, false, seed + 50 * k);
-    reduction_case(s, -1, kDouble, 65537, View{Shape::basic, Pad::natural}, MPI_SUM, false, seed + 60 * k);
+    allgatherv_case(
+        s, kIntDouble, 2, 50, [&](int) { return u; }, u, true, seed + 40 * k);
+    allgatherv_case(
+        s, kInt, 0, 20000,
+        [&](int) {
+          return View{Shape::basic, Pad::natural};
+        },
+        View{Shape::basic, Pad::natural}, false, seed + 50 * k);
+    reduction_case(s, -1, kDouble, 65537, View{Shape::basic, Pad::natural}, MPI_SUM, false,
+                   seed + 60 * k);
     user_op_case(s, -1, 777, Shape::indexed, true, seed + 70 * k);
   }
   for (Comm& s : comms)
@@ -1034,19 +1136,27 @@ int main(int argc, char** argv) {
   for (const std::string& g : groups) {
     g_tally = Tally{};
     const auto t0 = std::chrono::steady_clock::now();
-    if (g == "types") group_types(world, 1);
-    else if (g == "large") group_large(world, 2);
-    else if (g == "comms") group_comms(world, 3);
-    else if (g == "mixed") group_mixed(world, 4, "");
-    else if (g.rfind("mixed-", 0) == 0) group_mixed(world, 4, g.substr(6));
-    else if (g == "aliased") group_aliased(world, 5);
+    if (g == "types")
+      group_types(world, 1);
+    else if (g == "large")
+      group_large(world, 2);
+    else if (g == "comms")
+      group_comms(world, 3);
+    else if (g == "mixed")
+      group_mixed(world, 4, "");
+    else if (g.rfind("mixed-", 0) == 0)
+      group_mixed(world, 4, g.substr(6));
+    else if (g == "aliased")
+      group_aliased(world, 5);
     else {
-      if (g_world_rank == 0) std::fprintf(stderr, "conformance_datatypes: unknown group '%s'\n", g.c_str());
+      if (g_world_rank == 0)
+        std::fprintf(stderr, "conformance_datatypes: unknown group '%s'\n", g.c_str());
       status = 2;
       continue;
     }
     begin_case("(between groups)");
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     int failed = 0, checks = 0;
     MPI_Allreduce(&g_tally.failed, &failed, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(&g_tally.checks, &checks, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -1062,12 +1172,16 @@ int main(int argc, char** argv) {
         int len = 0;
         MPI_Recv(&len, 1, MPI_INT, first, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         g_tally.first_failures.assign(static_cast<size_t>(len), ' ');
-        MPI_Recv(g_tally.first_failures.data(), len, MPI_CHAR, first, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Recv(g_tally.first_failures.data(), len, MPI_CHAR, first, 1, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
       }
     }
     if (g_world_rank == 0) {
-      if (failed == 0) std::printf("GROUP %s ok %d checks (%.1f s)\n", g.c_str(), checks, secs);
-      else std::printf("GROUP %s FAIL %d/%d: %s\n", g.c_str(), failed, checks, g_tally.first_failures.c_str());
+      if (failed == 0)
+        std::printf("GROUP %s ok %d checks (%.1f s)\n", g.c_str(), checks, secs);
+      else
+        std::printf("GROUP %s FAIL %d/%d: %s\n", g.c_str(), failed, checks,
+                    g_tally.first_failures.c_str());
       std::fflush(stdout);
     }
     if (failed) status = 1;

@@ -25,7 +25,8 @@ int main(int argc, char** argv) {
     for (int i = 0; i < n; ++i)
       if (out[i] != p * (p + 1) / 2 * (i % 97) + p * it) ++wrong;
   }
-  if (wrong != 0) std::fprintf(stderr, "history_sampling: rank %d: %d wrong elements\n", rank, wrong);
+  if (wrong != 0)
+    std::fprintf(stderr, "history_sampling: rank %d: %d wrong elements\n", rank, wrong);
   MPI_Finalize();
   return wrong == 0 ? 0 : 1;
 }

@@ -90,12 +90,14 @@ int late(const char* out, int late_rank, double delay_ms, int calls) {
   for (int c = 0; c < calls; ++c) {
     double lo = all[static_cast<size_t>(c)];
     for (int r = 1; r < p; ++r) lo = std::min(lo, all[static_cast<size_t>(r) * calls + c]);
-    for (int r = 0; r < p; ++r) mean[static_cast<size_t>(r)] += all[static_cast<size_t>(r) * calls + c] - lo;
+    for (int r = 0; r < p; ++r)
+      mean[static_cast<size_t>(r)] += all[static_cast<size_t>(r) * calls + c] - lo;
   }
   std::FILE* f = std::fopen(out, "w");
   if (f == nullptr) return 2;
   std::fprintf(f, "{\"late_rank\": %d, \"calls\": %d, \"mean_lateness_s\": [", late_rank, calls);
-  for (int r = 0; r < p; ++r) std::fprintf(f, "%s%.9f", r ? ", " : "", mean[static_cast<size_t>(r)] / calls);
+  for (int r = 0; r < p; ++r)
+    std::fprintf(f, "%s%.9f", r ? ", " : "", mean[static_cast<size_t>(r)] / calls);
   std::fprintf(f, "]}\n");
   std::fclose(f);
   return 0;
@@ -130,8 +132,8 @@ void allreduce2_checked(int call) {
   double x[2] = {1.0 * call, 1.0 * rank_of()}, y[2] = {-1, -1};
   MPI_Allreduce(x, y, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   if (y[0] != 1.0 * p * call || y[1] != p * (p - 1) / 2.0) {
-    std::fprintf(stderr, "stragglers: rank %d 16-byte call %d: got %g %g\n", rank_of(), call,
-                 y[0], y[1]);
+    std::fprintf(stderr, "stragglers: rank %d 16-byte call %d: got %g %g\n", rank_of(), call, y[0],
+                 y[1]);
     std::exit(3);
   }
 }

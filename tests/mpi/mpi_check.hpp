@@ -34,8 +34,8 @@ class Checker {
 
   // A papcoll call that must succeed; the message carries papcoll's own explanation.
   bool expect_success(int rc, const std::string& what) {
-    return expect(rc == PAPCOLL_SUCCESS, what + ": returned " + std::to_string(rc) + " (" +
-                                             papcoll_last_error() + ")");
+    return expect(rc == PAPCOLL_SUCCESS,
+                  what + ": returned " + std::to_string(rc) + " (" + papcoll_last_error() + ")");
   }
 
   bool expect_code(int rc, int want, const std::string& what) {
@@ -50,8 +50,8 @@ class Checker {
     MPI_Allreduce(&n, &hi, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
     if (lo != hi) {
       if (rank_ == 0)
-        std::fprintf(stderr, "%s: ranks ran different numbers of checks (%ld..%ld)\n", program_,
-                     lo, hi);
+        std::fprintf(stderr, "%s: ranks ran different numbers of checks (%ld..%ld)\n", program_, lo,
+                     hi);
       return 1;
     }
     std::vector<unsigned char> any(failed_.size());

@@ -44,9 +44,9 @@ inline std::vector<int> counts_of(Portions s, int p, int base, uint64_t seed) {
     const auto u = static_cast<uint64_t>(i);
     switch (s) {
       case Portions::random:
-        c[i] = mix(seed, 5, u) % 3 == 0 ? 0
-                                         : static_cast<int>(mix(seed, 6, u) %
-                                                            static_cast<uint64_t>(2 * base + 1));
+        c[i] = mix(seed, 5, u) % 3 == 0
+                   ? 0
+                   : static_cast<int>(mix(seed, 6, u) % static_cast<uint64_t>(2 * base + 1));
         break;
       case Portions::one:
         c[i] = i == static_cast<int>(seed % static_cast<uint64_t>(p)) ? base * p : 0;

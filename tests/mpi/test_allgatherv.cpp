@@ -1,11 +1,11 @@
 // papcoll_allgatherv over every all-gatherv algorithm, "native" and "auto" x input shapes
 // (regular, irregular: rank i contributes in proportion to i, degenerate: one rank contributes
 // everything, random with zeros, all empty) x displacement layouts (packed, reversed with gaps)
-// x blocks per rank (default, 1, 3, 40: more than the small portions have) x MPI_IN_PLACE. Every rank
-// knows every rank's data (mix() of the case's seed), so it checks recvbuf exactly, gaps included
-// (they must stay untouched). Also a sendtype that differs from recvtype, a recvtype with holes,
-// skewed back-to-back calls on a sub-communicator that is then freed (on one node these run over
-// the shared-memory window; ctest also runs the program with PAPCOLL_SHARED_MEMORY=0), and the
+// x blocks per rank (default, 1, 3, 40: more than the small portions have) x MPI_IN_PLACE. Every
+// rank knows every rank's data (mix() of the case's seed), so it checks recvbuf exactly, gaps
+// included (they must stay untouched). Also a sendtype that differs from recvtype, a recvtype with
+// holes, skewed back-to-back calls on a sub-communicator that is then freed (on one node these run
+// over the shared-memory window; ctest also runs the program with PAPCOLL_SHARED_MEMORY=0), and the
 // error codes.
 #include <mpi.h>
 #include <unistd.h>
@@ -50,8 +50,15 @@ std::vector<int> counts_of(Shape s, int p, int base, uint64_t seed) {
   for (int i = 0; i < p; ++i) switch (s) {
       case Shape::regular: c[i] = base; break;
       case Shape::irregular: c[i] = base * i; break;
-      case Shape::degenerate: c[i] = i == static_cast<int>(seed % static_cast<uint64_t>(p)) ? base * p : 0; break;
-      case Shape::random: c[i] = mix(seed, 5, static_cast<uint64_t>(i)) % 3 == 0 ? 0 : static_cast<int>(mix(seed, 6, static_cast<uint64_t>(i)) % static_cast<uint64_t>(2 * base + 1)); break;
+      case Shape::degenerate:
+        c[i] = i == static_cast<int>(seed % static_cast<uint64_t>(p)) ? base * p : 0;
+        break;
+      case Shape::random:
+        c[i] = mix(seed, 5, static_cast<uint64_t>(i)) % 3 == 0
+                   ? 0
+                   : static_cast<int>(mix(seed, 6, static_cast<uint64_t>(i)) %
+                                      static_cast<uint64_t>(2 * base + 1));
+        break;
       case Shape::empty: break;
     }
   return c;
@@ -108,12 +115,15 @@ void run(Checker& chk, const Case& c) {
   if (!chk.expect_success(rc, c.describe())) return;
   std::vector<int> want(recv.size(), kSentinel);
   for (int o = 0; o < p; ++o)
-    for (int i = 0; i < counts[o]; ++i) want[static_cast<size_t>(displs[o] + i)] = value(c.seed, o, i);
+    for (int i = 0; i < counts[o]; ++i)
+      want[static_cast<size_t>(displs[o] + i)] = value(c.seed, o, i);
   size_t bad = 0;
   while (bad < want.size() && want[bad] == recv[bad]) ++bad;
   chk.expect(bad == want.size(),
              c.describe() + ": recvbuf[" + std::to_string(bad) + "] = " +
-                 (bad < want.size() ? std::to_string(recv[bad]) + ", expected " + std::to_string(want[bad]) : ""));
+                 (bad < want.size()
+                      ? std::to_string(recv[bad]) + ", expected " + std::to_string(want[bad])
+                      : ""));
   chk.expect(send == send_before, c.describe() + ": send buffer was modified");
 }
 
@@ -161,8 +171,8 @@ void holes_kept(Checker& chk, const std::string& algo) {
   papcoll_options opt;
   papcoll_options_init(&opt);
   opt.algorithm = algo.c_str();
-  const int rc = papcoll_allgatherv(send.data(), counts[rank], MPI_INT, recv.data(),
-                                    counts.data(), displs.data(), padded, MPI_COMM_WORLD, &opt);
+  const int rc = papcoll_allgatherv(send.data(), counts[rank], MPI_INT, recv.data(), counts.data(),
+                                    displs.data(), padded, MPI_COMM_WORLD, &opt);
   MPI_Type_free(&padded);
   if (!chk.expect_success(rc, algo + " padded recvtype")) return;
   bool ok = true;
@@ -226,10 +236,10 @@ void errors(Checker& chk) {
                   "NULL recvcounts");
   chk.expect_code(call(&x, 1, counts.data(), nullptr, recv.data(), nullptr), PAPCOLL_ERR_ARG,
                   "NULL displs");
-  chk.expect_code(call(&x, -1, counts.data(), displs.data(), recv.data(), nullptr),
-                  PAPCOLL_ERR_ARG, "negative sendcount");
-  chk.expect_code(call(&x, 2, counts.data(), displs.data(), recv.data(), nullptr),
-                  PAPCOLL_ERR_ARG, "sendcount differs from recvcounts[rank]");
+  chk.expect_code(call(&x, -1, counts.data(), displs.data(), recv.data(), nullptr), PAPCOLL_ERR_ARG,
+                  "negative sendcount");
+  chk.expect_code(call(&x, 2, counts.data(), displs.data(), recv.data(), nullptr), PAPCOLL_ERR_ARG,
+                  "sendcount differs from recvcounts[rank]");
   chk.expect_code(call(&x, 1, counts.data(), displs.data(), nullptr, nullptr), PAPCOLL_ERR_ARG,
                   "NULL recvbuf");
   chk.expect_code(call(&x, 1, counts.data(), displs.data(), recv.data(), "no-such"),
@@ -249,8 +259,8 @@ int main(int argc, char** argv) {
     Checker chk("test_allgatherv");
     uint64_t seed = 10;
     for (const std::string& algo : algorithms()) {
-      for (Shape shape : {Shape::regular, Shape::irregular, Shape::degenerate, Shape::random,
-                          Shape::empty})
+      for (Shape shape :
+           {Shape::regular, Shape::irregular, Shape::degenerate, Shape::random, Shape::empty})
         for (int base : {1, 5, 333})
           for (bool gaps : {false, true})
             for (int blocks : {0, 1, 3, 40}) {

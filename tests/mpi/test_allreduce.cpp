@@ -202,8 +202,8 @@ int main(int argc, char** argv) {
     for (const char* algo : algos)
       for (const TypeOp& to : tos)
         for (int blocks : {0, 3})
-          run_case(chk, Case{algo, 1001, blocks, Arrivals::one_late, blocks == 3, to, seed++,
-                             false});
+          run_case(chk,
+                   Case{algo, 1001, blocks, Arrivals::one_late, blocks == 3, to, seed++, false});
 
     // Large and odd counts: long messages, uneven blocks. Only a few algorithms, to stay fast on
     // oversubscribed cores; the small cases above already cover every algorithm's logic.

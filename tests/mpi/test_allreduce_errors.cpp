@@ -53,16 +53,16 @@ void argument_errors(Checker& chk) {
                   PAPCOLL_ERR_ARG, "MPI_OP_NULL");
   papcoll_options o = ring;
   o.version = PAPCOLL_OPTIONS_VERSION + 1;
-  chk.expect_code(papcoll_allreduce(x, y, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &o),
-                  PAPCOLL_ERR_ARG, "options version mismatch");
+  chk.expect_code(papcoll_allreduce(x, y, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &o), PAPCOLL_ERR_ARG,
+                  "options version mismatch");
   o = ring;
   o.blocks = -2;
-  chk.expect_code(papcoll_allreduce(x, y, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &o),
-                  PAPCOLL_ERR_ARG, "negative blocks");
+  chk.expect_code(papcoll_allreduce(x, y, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &o), PAPCOLL_ERR_ARG,
+                  "negative blocks");
   o = ring;
   o.beta = std::numeric_limits<double>::quiet_NaN();
-  chk.expect_code(papcoll_allreduce(x, y, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &o),
-                  PAPCOLL_ERR_ARG, "NaN beta");
+  chk.expect_code(papcoll_allreduce(x, y, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &o), PAPCOLL_ERR_ARG,
+                  "NaN beta");
   o = with_algo("no-such-algorithm");
   chk.expect_code(papcoll_allreduce(x, y, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &o),
                   PAPCOLL_ERR_ALGORITHM, "unknown algorithm");
@@ -112,8 +112,8 @@ void arrival_errors(Checker& chk) {
   const int rc = papcoll_allreduce(x, y, 8, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &o);
   bool ok = rc == PAPCOLL_SUCCESS;
   for (int i = 0; i < 8 && ok; ++i) ok = y[i] == p * (p - 1) / 2 + p * i;
-  chk.expect(ok, "NaN arrival on other ranks is ignored when not agreed: rc " +
-                     std::to_string(rc) + " " + papcoll_last_error());
+  chk.expect(ok, "NaN arrival on other ranks is ignored when not agreed: rc " + std::to_string(rc) +
+                     " " + papcoll_last_error());
 
   a[0] = 0.0;
   o.arrivals_count = p + 1;

@@ -15,8 +15,7 @@ using papcoll_test::mix;
 
 namespace {
 
-const char* const kAlgos[] = {"ring", "rabenseifner", "recursive-doubling", "linear", "slt",
-                              "prr"};
+const char* const kAlgos[] = {"ring", "rabenseifner", "recursive-doubling", "linear", "slt", "prr"};
 
 papcoll_options options(const char* algo, int blocks) {
   papcoll_options o;
@@ -177,8 +176,8 @@ void hot_loop(Checker& chk) {
     std::vector<long long> v(257);
     for (size_t i = 0; i < v.size(); ++i) v[i] = rank * 3 + static_cast<long long>(i) + it;
     const papcoll_options o = options(algo, it % 3 == 0 ? 0 : 1 + it % 7);
-    const int rc = papcoll_allreduce(MPI_IN_PLACE, v.data(), 257, MPI_LONG_LONG, MPI_SUM,
-                                     MPI_COMM_WORLD, &o);
+    const int rc =
+        papcoll_allreduce(MPI_IN_PLACE, v.data(), 257, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD, &o);
     for (size_t i = 0; i < v.size() && ok; ++i) {
       const long long want = 3LL * p * (p - 1) / 2 + p * (static_cast<long long>(i) + it);
       if (rc != PAPCOLL_SUCCESS || v[i] != want) {

@@ -49,7 +49,7 @@ std::vector<double> arrivals_of(Pattern k, int p, uint64_t seed) {
 struct Call {
   const char* algo;
   Pattern pattern;
-  int count;   // bcast: elements; allgatherv: elements per rank
+  int count;    // bcast: elements; allgatherv: elements per rank
   bool agreed;  // false: only rank 0's vector counts (the others pass zeros)
   int late_ms;  // > 0: the pattern's latest rank really sleeps this long first
 };
@@ -78,8 +78,8 @@ void options(papcoll_options* opt, const Call& c, std::vector<double>& a, int ra
 std::string describe(const char* op, const Call& c, MPI_Comm comm, int root) {
   int p = 0;
   MPI_Comm_size(comm, &p);
-  return std::string(op) + " " + c.algo + " " + pattern_name(c.pattern) + " count=" +
-         std::to_string(c.count) + (c.agreed ? " agreed" : " rank 0's") +
+  return std::string(op) + " " + c.algo + " " + pattern_name(c.pattern) +
+         " count=" + std::to_string(c.count) + (c.agreed ? " agreed" : " rank 0's") +
          (c.late_ms > 0 ? " late " + std::to_string(c.late_ms) + " ms" : "") +
          (root >= 0 ? " root=" + std::to_string(root) : "");
 }

@@ -25,7 +25,9 @@ std::vector<std::string> algorithms() {
   return names;
 }
 
-int value(uint64_t seed, int64_t i) { return static_cast<int>(mix(seed, static_cast<uint64_t>(i)) % 1000003); }
+int value(uint64_t seed, int64_t i) {
+  return static_cast<int>(mix(seed, static_cast<uint64_t>(i)) % 1000003);
+}
 
 void run_int(Checker& chk, const std::string& algo, int root, int count, int blocks,
              uint64_t seed) {
@@ -61,8 +63,8 @@ void run_strided(Checker& chk, const std::string& algo, int root, int count, uin
   papcoll_options opt;
   papcoll_options_init(&opt);
   opt.algorithm = algo.c_str();
-  const std::string what =
-      algo + " strided root=" + std::to_string(root) + " count=" + std::to_string(count);
+  const std::string what = algo + " strided root=" + std::to_string(root) +
+                           " count=" + std::to_string(count);
   const int rc = papcoll_bcast(buf.data(), count, strided, root, MPI_COMM_WORLD, &opt);
   MPI_Type_free(&vec);
   MPI_Type_free(&strided);

@@ -31,9 +31,19 @@ namespace {
 using papcoll_test::Checker;
 
 std::vector<double> values_of(const papcoll_network_info& n) {
-  return {static_cast<double>(n.source), n.alpha, n.beta, n.gamma, n.alpha_intra, n.beta_intra,
-          n.alpha_inter, n.beta_inter, n.gamma_float, n.gamma_double, n.gamma_int,
-          static_cast<double>(n.nodes), n.calibration_seconds};
+  return {static_cast<double>(n.source),
+          n.alpha,
+          n.beta,
+          n.gamma,
+          n.alpha_intra,
+          n.beta_intra,
+          n.alpha_inter,
+          n.beta_inter,
+          n.gamma_float,
+          n.gamma_double,
+          n.gamma_int,
+          static_cast<double>(n.nodes),
+          n.calibration_seconds};
 }
 
 // Every rank holds the same bits as rank 0 (agreed, not assumed).
@@ -68,7 +78,10 @@ papcoll_network_info allreduce_on_fresh_comm(Checker& c, const papcoll_options* 
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   papcoll_options opt;
-  if (base != nullptr) opt = *base; else papcoll_options_init(&opt);
+  if (base != nullptr)
+    opt = *base;
+  else
+    papcoll_options_init(&opt);
   opt.algorithm = c.size() > 1 ? "prr" : "auto";
   std::vector<int> in(1000, c.rank() + 1), out(1000, -1);
   c.expect_success(papcoll_allreduce(in.data(), out.data(), 1000, MPI_INT, MPI_SUM, comm, &opt),
@@ -101,8 +114,8 @@ void expect_measured(Checker& c, const papcoll_network_info& n, const std::strin
   // The budget (PAPCOLL_CALIBRATION_BUDGET_MS, 15 ms by default) is held by the step rule, which
   // the unit tests check exactly; here only a bound no working budget can miss, on a machine
   // whose cores are shared (speed is quoted from the benchmarks, never asserted).
-  c.expect(n.calibration_seconds < 2.0, what + ": calibration took " +
-                                            std::to_string(n.calibration_seconds) + " s");
+  c.expect(n.calibration_seconds < 2.0,
+           what + ": calibration took " + std::to_string(n.calibration_seconds) + " s");
   c.expect(n.gamma_float >= 0 && n.gamma_double >= 0 && n.gamma_int >= 0, what + ": gammas");
 }
 
@@ -126,8 +139,8 @@ int main(int argc, char** argv) {
         expect_measured(c, n, "papcoll_calibrate");  // always: measured again
       } else if (c.size() > 1) {
         // auto: the same hosts and size were measured in this process a moment ago.
-        c.expect(n.source == PAPCOLL_NET_CACHE && n.alpha == first.alpha &&
-                     n.beta == first.beta && n.calibration_seconds == 0,
+        c.expect(n.source == PAPCOLL_NET_CACHE && n.alpha == first.alpha && n.beta == first.beta &&
+                     n.calibration_seconds == 0,
                  "remeasure: papcoll_calibrate reuses this process's measurement");
       }
     } else if (phase == "reuse") {
@@ -148,7 +161,8 @@ int main(int argc, char** argv) {
       n = calibrate_world(c, nullptr);
       expect_identical(c, n, "papcoll_calibrate");
       if (c.size() > 1) {
-        c.expect(n.source == PAPCOLL_NET_ENVIRONMENT, "network: source " + std::to_string(n.source));
+        c.expect(n.source == PAPCOLL_NET_ENVIRONMENT,
+                 "network: source " + std::to_string(n.source));
         c.expect(n.alpha == 2e-5 && n.beta == 8e-9 && n.gamma == 1e-10,
                  "network: PAPCOLL_NETWORK's values");
         // options.alpha/beta win over the environment, for one call ...
@@ -170,7 +184,8 @@ int main(int argc, char** argv) {
         papcoll_options_init(&prr);
         prr.algorithm = "prr";
         c.expect_success(papcoll_allreduce(in.data(), out.data(), 100, MPI_INT, MPI_SUM,
-                                           MPI_COMM_WORLD, &prr), "allreduce after calibrate");
+                                           MPI_COMM_WORLD, &prr),
+                         "allreduce after calibrate");
         const papcoll_network_info d = last_network(c, "after the allreduce");
         c.expect(d.alpha == 3e-6 && d.beta == 2e-10, "network: papcoll_calibrate's values hold");
         c.expect(out[0] == c.size(), "allreduce after calibrate: result");

@@ -16,7 +16,9 @@ using papcoll_test::Checker;
 
 namespace {
 
-bool says(const std::string& want) { return std::strstr(papcoll_last_error(), want.c_str()) != nullptr; }
+bool says(const std::string& want) {
+  return std::strstr(papcoll_last_error(), want.c_str()) != nullptr;
+}
 
 void mismatch(Checker& chk, int rc, const std::string& what, const std::string& want) {
   chk.expect(rc == PAPCOLL_ERR_ARG && says("PAPCOLL_CHECK") && says(want),
@@ -42,8 +44,9 @@ int main(int argc, char** argv) {
     ring.algorithm = "ring";
 
     // Agreeing calls pass.
-    chk.expect_success(papcoll_allreduce(x.data(), y.data(), 1000, MPI_INT, MPI_SUM,
-                                         MPI_COMM_WORLD, &ring), "agreeing allreduce");
+    chk.expect_success(papcoll_allreduce(x.data(), y.data(), 1000, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                                         &ring),
+                       "agreeing allreduce");
     chk.expect(y[0] == p, "agreeing allreduce result");
 
     // count: the last rank passes 999.
@@ -58,8 +61,8 @@ int main(int argc, char** argv) {
     // datatype
     rc = papcoll_allreduce(x.data(), y.data(), 1000, rank == last ? MPI_FLOAT : MPI_INT, MPI_SUM,
                            MPI_COMM_WORLD, &ring);
-    mismatch(chk, rc, "datatype", "datatype differs: " + others + "MPI_INT (count 1000), " +
-                                      lastr + "MPI_FLOAT");
+    mismatch(chk, rc, "datatype",
+             "datatype differs: " + others + "MPI_INT (count 1000), " + lastr + "MPI_FLOAT");
     // op
     rc = papcoll_allreduce(x.data(), y.data(), 1000, MPI_INT, rank == last ? MPI_MAX : MPI_SUM,
                            MPI_COMM_WORLD, &ring);
@@ -80,9 +83,9 @@ int main(int argc, char** argv) {
     else
       chk.expect_success(rc, "algorithm (1 rank)");
     // operation
-    rc = rank == last ? papcoll_bcast(x.data(), 10, MPI_INT, 0, MPI_COMM_WORLD, nullptr)
-                      : papcoll_allreduce(x.data(), y.data(), 10, MPI_INT, MPI_SUM,
-                                          MPI_COMM_WORLD, nullptr);
+    rc = rank == last
+             ? papcoll_bcast(x.data(), 10, MPI_INT, 0, MPI_COMM_WORLD, nullptr)
+             : papcoll_allreduce(x.data(), y.data(), 10, MPI_INT, MPI_SUM, MPI_COMM_WORLD, nullptr);
     if (p > 1)
       mismatch(chk, rc, "operation",
                "operation differs: " +
@@ -115,8 +118,9 @@ int main(int argc, char** argv) {
     MPI_Type_free(&contig);
 
     // Afterwards every rank is still in step.
-    chk.expect_success(papcoll_allreduce(x.data(), y.data(), 1000, MPI_INT, MPI_SUM,
-                                         MPI_COMM_WORLD, &ring), "allreduce after the mismatches");
+    chk.expect_success(papcoll_allreduce(x.data(), y.data(), 1000, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                                         &ring),
+                       "allreduce after the mismatches");
     chk.expect(y[999] == p, "allreduce after the mismatches: result");
     status = chk.finish();
   }

@@ -34,7 +34,8 @@ RankSchedule steps_of(int me, const std::vector<Transfer>& xs) {
   for (const Transfer& x : xs) {
     if (x.from == me)
       by_round[x.round].push_back({OpKind::send, x.to, BlockSet(x.blocks), Combine::none});
-    if (x.to == me) by_round[x.round].push_back({OpKind::recv, x.from, BlockSet(x.blocks), x.combine});
+    if (x.to == me)
+      by_round[x.round].push_back({OpKind::recv, x.from, BlockSet(x.blocks), x.combine});
   }
   RankSchedule rs;
   rs.rank = me;
@@ -127,14 +128,15 @@ int main(int argc, char** argv) {
               {{0, {{0, {1}}}}, {1, {{0, {0}}}}});
         // Non-contiguous block lists: reduce into scratch, copy in place through a datatype.
         for (bool padded : {false, true})
-          h.run("non-contiguous blocks", 1000, 10,
-                {{0, 0, 1, {0, 2, 3, 7}, Combine::reduce},
-                 {0, 1, 0, {1, 4, 9}, Combine::copy},
-                 {1, 1, 0, {0, 2, 3, 7}, Combine::copy}},
-                {{0, {{0, {0, 1}}, {2, {0, 1}}, {3, {0, 1}}, {7, {0, 1}}, {1, {1}}, {4, {1}},
-                      {9, {1}}}},
-                 {1, {{0, {0, 1}}, {2, {0, 1}}, {3, {0, 1}}, {7, {0, 1}}}}},
-                padded);
+          h.run(
+              "non-contiguous blocks", 1000, 10,
+              {{0, 0, 1, {0, 2, 3, 7}, Combine::reduce},
+               {0, 1, 0, {1, 4, 9}, Combine::copy},
+               {1, 1, 0, {0, 2, 3, 7}, Combine::copy}},
+              {{0,
+                {{0, {0, 1}}, {2, {0, 1}}, {3, {0, 1}}, {7, {0, 1}}, {1, {1}}, {4, {1}}, {9, {1}}}},
+               {1, {{0, {0, 1}}, {2, {0, 1}}, {3, {0, 1}}, {7, {0, 1}}}}},
+              padded);
         // Blocks 3 and 4 of 5 are empty for 3 elements: that message vanishes on both sides.
         h.run("empty message", 3, 5,
               {{0, 0, 1, {3, 4}, Combine::reduce}, {0, 0, 1, {0, 4}, Combine::reduce}},

@@ -50,8 +50,8 @@ void run(Checker& chk, const Case& c) {
   for (int o = 0; o < p; ++o) recv_counts[o] = units[o] * per_unit / c.recv.ints;
   int total = 0;
   const std::vector<int> displs = displs_of(recv_counts, c.gaps, &total);
-  std::vector<int> recv = portions_buffer(c.recv, recv_counts, displs, total, c.seed, false,
-                                          kSentinel);
+  std::vector<int> recv =
+      portions_buffer(c.recv, recv_counts, displs, total, c.seed, false, kSentinel);
   if (in_place)
     for (int j = 0; j < units[rank] * per_unit; ++j)
       recv[c.recv.at(displs[rank], j)] = portion_value(c.seed, rank, j);
@@ -80,15 +80,15 @@ void run(Checker& chk, const Case& c) {
     chk.expect(true, "");  // the root's data check: the same number of checks on every rank
     return;
   }
-  const std::vector<int> want = portions_buffer(c.recv, recv_counts, displs, total, c.seed, true,
-                                                kSentinel);
+  const std::vector<int> want =
+      portions_buffer(c.recv, recv_counts, displs, total, c.seed, true, kSentinel);
   size_t bad = 0;
   while (bad < want.size() && want[bad] == recv[bad]) ++bad;
   chk.expect(bad == want.size(),
              c.describe() + ": recvbuf int " + std::to_string(bad) + " = " +
-                 (bad < want.size() ? std::to_string(recv[bad]) + ", expected " +
-                                          std::to_string(want[bad])
-                                    : ""));
+                 (bad < want.size()
+                      ? std::to_string(recv[bad]) + ", expected " + std::to_string(want[bad])
+                      : ""));
 }
 
 void cache_keys_on_counts(Checker& chk, const Sides& sides, const Links& links) {
@@ -158,13 +158,13 @@ void argument_errors(Checker& chk) {
       const int rc = call_with(none, algo, 0, rank == odd ? 1 : 2, counts.data(), recv);
       chk.expect_code(rc,
                       rank == odd ? PAPCOLL_ERR_ARG
-                                  : rank == 0 ? PAPCOLL_ERR_PEER : PAPCOLL_SUCCESS,
+                      : rank == 0 ? PAPCOLL_ERR_PEER
+                                  : PAPCOLL_SUCCESS,
                       std::string(algo) + ": sendcount differs on rank 1");
       bool ok = true;
       if (rank == 0)
         for (int o = 0; o < p; ++o)
-          for (int k = 0; k < 2; ++k)
-            ok = ok && recv[2 * o + k] == (o == odd ? 0 : 100 + o);
+          for (int k = 0; k < 2; ++k) ok = ok && recv[2 * o + k] == (o == odd ? 0 : 100 + o);
       chk.expect(ok, std::string(algo) + ": data at the root with rank 1's size wrong");
     }
 }
@@ -179,21 +179,25 @@ int main(int argc, char** argv) {
     const int p = chk.size();
     const Sides sides;
     const std::string model_path = shared_model_file(heterogeneous_model_text(p, 78));
-    const Links links[] = {
-        {"defaults", 0, 0, ""}, {"alpha-beta", 2e-4, 3e-7, ""}, {"model", 0, 0, model_path}};
+    const Links links[] = {{"defaults", 0, 0, ""},
+                           {"alpha-beta", 2e-4, 3e-7, ""},
+                           {"model", 0, 0, model_path}};
     struct Shape {
       Portions portions;
       int base;
     };
-    const Shape shapes[] = {{Portions::random, 1}, {Portions::random, 60}, {Portions::one, 7},
-                            {Portions::equal, 3}, {Portions::zero, 0}};
+    const Shape shapes[] = {{Portions::random, 1},
+                            {Portions::random, 60},
+                            {Portions::one, 7},
+                            {Portions::equal, 3},
+                            {Portions::zero, 0}};
     uint64_t seed = 500;
     for (const std::string& algo : algorithms_of("gatherv")) {
       for (int root = 0; root < p; ++root)
         for (const Shape& s : shapes) {
           ++seed;
-          run(chk, {algo, root, s.portions, s.base, seed % 2 == 0, seed % 3 == 0,
-                    &links[seed % 3], sides.integer(), sides.integer(), seed});
+          run(chk, {algo, root, s.portions, s.base, seed % 2 == 0, seed % 3 == 0, &links[seed % 3],
+                    sides.integer(), sides.integer(), seed});
         }
       // Large portions: rendezvous messages, relays forwarding while others still receive.
       for (bool in_place : {false, true}) {
@@ -208,8 +212,8 @@ int main(int argc, char** argv) {
       for (const auto& tp : type_pairs)
         for (int root : {0, p - 1}) {
           ++seed;
-          run(chk, {algo, root, Portions::random, 9, true, false, &links[seed % 3], tp[0], tp[1],
-                    seed});
+          run(chk,
+              {algo, root, Portions::random, 9, true, false, &links[seed % 3], tp[0], tp[1], seed});
         }
     }
     cache_keys_on_counts(chk, sides, links[2]);

@@ -4,8 +4,8 @@
 // returns PAPCOLL_ERR_ARG; the other ranks complete with exact results (the erring rank's
 // readable send data, else the op's identity, else zeros): PAPCOLL_SUCCESS where the erring rank
 // still sent its own data, else (its data missing from their result) PAPCOLL_ERR_PEER naming it;
-// nobody hangs, and a valid call on every rank afterwards is exact. Also: counts that differ between ranks name
-// MPI_ERR_TRUNCATE instead of MPI_ERR_IN_STATUS.
+// nobody hangs, and a valid call on every rank afterwards is exact. Also: counts that differ
+// between ranks name MPI_ERR_TRUNCATE instead of MPI_ERR_IN_STATUS.
 #include <mpi.h>
 
 #include <cstring>
@@ -76,8 +76,9 @@ int sum_of(int p, int i, int without) {
 
 enum class Fault { recvbuf_null, sendbuf_null, aliased };
 const char* fault_name(Fault f) {
-  return f == Fault::recvbuf_null ? "NULL recvbuf" : f == Fault::sendbuf_null ? "NULL sendbuf"
-                                                                               : "aliased buffers";
+  return f == Fault::recvbuf_null   ? "NULL recvbuf"
+         : f == Fault::sendbuf_null ? "NULL sendbuf"
+                                    : "aliased buffers";
 }
 
 void allreduce_case(Checker& chk, const char* algo, Fault f) {
@@ -97,10 +98,10 @@ void allreduce_case(Checker& chk, const char* algo, Fault f) {
         f == Fault::sendbuf_null ? Readers::all : Readers::none);
   bool ok = true;
   if (rank != e) {
-    for (int i = 0; i < kN && ok; ++i)
-      ok = y[i] == sum_of(p, i, f == Fault::sendbuf_null ? e : -1);
+    for (int i = 0; i < kN && ok; ++i) ok = y[i] == sum_of(p, i, f == Fault::sendbuf_null ? e : -1);
   } else {
-    for (int i = 0; i < kN && ok; ++i) ok = x[i] == val(rank, i) && (f == Fault::recvbuf_null || f == Fault::aliased || y[i] == -1);
+    for (int i = 0; i < kN && ok; ++i)
+      ok = x[i] == val(rank, i) && (f == Fault::recvbuf_null || f == Fault::aliased || y[i] == -1);
   }
   chk.expect(ok, what + ": results (the erring rank's data counted unless unreadable; its own "
                         "buffers untouched)");
@@ -117,9 +118,20 @@ void reduce_case(Checker& chk, const char* algo, int which) {
   bool counted = true;
   if (rank == e) {
     switch (which) {
-      case 0: recv = nullptr; fault = "NULL recvbuf at the root"; break;
-      case 1: send = nullptr; fault = "NULL sendbuf off the root"; counted = false; break;
-      case 2: send = MPI_IN_PLACE; fault = "MPI_IN_PLACE off the root"; counted = false; break;
+      case 0:
+        recv = nullptr;
+        fault = "NULL recvbuf at the root";
+        break;
+      case 1:
+        send = nullptr;
+        fault = "NULL sendbuf off the root";
+        counted = false;
+        break;
+      case 2:
+        send = MPI_IN_PLACE;
+        fault = "MPI_IN_PLACE off the root";
+        counted = false;
+        break;
     }
   }
   MPI_Bcast(&counted, 1, MPI_C_BOOL, e, MPI_COMM_WORLD);
@@ -144,8 +156,8 @@ void bcast_case(Checker& chk, const char* algo, bool root_errs) {
   if (!root_errs && e == root) return;
   std::vector<int> b(kN, rank == root ? 3 : -1);
   const papcoll_options o = with(algo);
-  const std::string what = std::string("bcast ") + algo + (root_errs ? " NULL buffer at the root"
-                                                                      : " NULL buffer off the root");
+  const std::string what = std::string("bcast ") + algo +
+                           (root_errs ? " NULL buffer at the root" : " NULL buffer off the root");
   codes(chk, papcoll_bcast(rank == e ? nullptr : b.data(), kN, MPI_INT, root, MPI_COMM_WORLD, &o),
         e, what, root_errs ? Readers::all : Readers::none);
   bool ok = true;
@@ -171,8 +183,9 @@ void allgatherv_case(Checker& chk, const char* algo, Fault f) {
   }
   const papcoll_options o = with(algo);
   const std::string what = std::string("allgatherv ") + algo + " " + fault_name(f);
-  codes(chk, papcoll_allgatherv(send, kN / 4, MPI_INT, recv, counts.data(), displs.data(), MPI_INT,
-                                MPI_COMM_WORLD, &o),
+  codes(chk,
+        papcoll_allgatherv(send, kN / 4, MPI_INT, recv, counts.data(), displs.data(), MPI_INT,
+                           MPI_COMM_WORLD, &o),
         e, what, f == Fault::sendbuf_null ? Readers::all : Readers::none);
   bool ok = true;
   if (rank != e)
@@ -194,9 +207,9 @@ void scatterv_native_case(Checker& chk) {
   for (int o = 0; o < p; ++o) displs[o] = 100 * o;
   for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
   const papcoll_options o = with("native");
-  codes(chk, papcoll_scatterv(all.data(), counts.data(), displs.data(), MPI_INT,
-                              rank == e ? nullptr : mine.data(), 100, MPI_INT, root,
-                              MPI_COMM_WORLD, &o),
+  codes(chk,
+        papcoll_scatterv(all.data(), counts.data(), displs.data(), MPI_INT,
+                         rank == e ? nullptr : mine.data(), 100, MPI_INT, root, MPI_COMM_WORLD, &o),
         e, "scatterv native NULL recvbuf");
   bool ok = true;
   if (rank != e)

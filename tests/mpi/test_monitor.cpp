@@ -22,18 +22,18 @@ using Clock = std::chrono::steady_clock;
 struct Phase {
   const char* name;
   papcoll_monitor mon;
-  bool call_edge;        // begin + edge(0.5) as in Fig. 9
+  bool call_edge;  // begin + edge(0.5) as in Fig. 9
   const char* algorithm;
   int iterations;
-  int skip;              // first iterations not judged (nothing learnt yet)
+  int skip;  // first iterations not judged (nothing learnt yet)
   int expected_source;
   // History mode: the test's replica of the monitor's predictor, fed with the true arrivals.
   papcoll::prediction::HistoryTable* replica;
 };
 
 Clock::time_point after(Clock::time_point t, double ms) {
-  return t + std::chrono::duration_cast<Clock::duration>(
-                 std::chrono::duration<double, std::milli>(ms));
+  return t +
+         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(ms));
 }
 
 // One call site with a steady pattern: rank `late` arrives `delay_ms` after the others. Judged
@@ -131,15 +131,19 @@ int main(int argc, char** argv) {
               late, 14.0, 10.0, t_edge);
     run_phase(chk, Phase{"edge/auto", edge, true, "auto", 10, 1, PAPCOLL_PATTERN_EDGE, nullptr}, 0,
               other_late, 14.0, 10.0, t_auto);
-    run_phase(chk, Phase{"history/prr", hist, false, "prr", 16, 2, PAPCOLL_PATTERN_HISTORY,
-                         &replica_sma}, 0, late, 6.0, 12.0, t_hist);
+    run_phase(
+        chk, Phase{"history/prr", hist, false, "prr", 16, 2, PAPCOLL_PATTERN_HISTORY, &replica_sma},
+        0, late, 6.0, 12.0, t_hist);
     // Two call sites with different late ranks, interleaved: each learns its own pattern.
     for (int round = 0; round < 4; ++round) {
-      run_phase(chk, Phase{"history-last/site1", last, false, "slt", 3, 1,
-                           PAPCOLL_PATTERN_HISTORY, &replica_last}, 1, late, 4.0, 10.0, t_site1);
-      run_phase(chk, Phase{"history-last/site2", last, false, "prr", 3, 1,
-                           PAPCOLL_PATTERN_HISTORY, &replica_last}, 2, other_late, 4.0, 10.0,
-                t_site2);
+      run_phase(chk,
+                Phase{"history-last/site1", last, false, "slt", 3, 1, PAPCOLL_PATTERN_HISTORY,
+                      &replica_last},
+                1, late, 4.0, 10.0, t_site1);
+      run_phase(chk,
+                Phase{"history-last/site2", last, false, "prr", 3, 1, PAPCOLL_PATTERN_HISTORY,
+                      &replica_last},
+                2, other_late, 4.0, 10.0, t_site2);
     }
     const double sync_edge = sync_error_ms(chk, edge, 0.0, "edge monitor");
     const double sync_hist = sync_error_ms(chk, hist, 0.0, "history monitor");

@@ -152,9 +152,9 @@ void garbage(Checker& chk, papcoll_monitor mon) {
     }
   }
   (void)p;
-  chk.expect(fallbacks == all_bad_iterations,
-             "garbage: fallback in " + std::to_string(fallbacks) + "/" +
-                 std::to_string(all_bad_iterations) + " iterations with only NaN/inf estimates");
+  chk.expect(fallbacks == all_bad_iterations, "garbage: fallback in " + std::to_string(fallbacks) +
+                                                  "/" + std::to_string(all_bad_iterations) +
+                                                  " iterations with only NaN/inf estimates");
 }
 
 // Clocks seconds apart (a per-rank artificial offset): the offsets measured at creation must make
@@ -216,7 +216,7 @@ void stress(Checker& chk, papcoll_monitor edge, papcoll_monitor hist) {
   const int p = chk.size(), rank = chk.rank();
   std::vector<double> user_arrivals(static_cast<size_t>(p));
   for (int it = 0; it < 250; ++it) {
-    const uint64_t h = mix(21, it);        // same on every rank
+    const uint64_t h = mix(21, it);           // same on every rank
     const uint64_t mine = mix(22, it, rank);  // this rank's own choices
     papcoll_monitor mon = h % 4 == 0 ? hist : edge;
     if (mine % 4 != 0) papcoll_monitor_begin(mon);

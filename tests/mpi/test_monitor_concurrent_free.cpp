@@ -128,7 +128,8 @@ bool free_racing_call(Checker& chk, int mode, int iteration, double stagger_ms) 
   int ran_everywhere = 0, ran_somewhere = 0;
   MPI_Allreduce(&ran, &ran_everywhere, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   MPI_Allreduce(&ran, &ran_somewhere, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  const bool refused = call_rc == PAPCOLL_ERR_ARG && call_error.find("was freed") != std::string::npos;
+  const bool refused = call_rc == PAPCOLL_ERR_ARG &&
+                       call_error.find("was freed") != std::string::npos;
   chk.expect(ran_everywhere == ran_somewhere && (ran ? call_right : refused),
              what + ": the collective, alike on every rank (ran on some: " +
                  std::to_string(ran_somewhere) + ", on all: " + std::to_string(ran_everywhere) +
@@ -257,9 +258,10 @@ void stale_and_garbage(Checker& chk) {
   // Values that never were handles: small integers, a wild pointer, the address of memory that
   // holds the old handle layout (magic number and pointer). None may be dereferenced.
   std::uint64_t fake[2] = {0x706170636d6f6e31ULL, 0};
-  for (papcoll_monitor g : {reinterpret_cast<papcoll_monitor>(std::uintptr_t{1}),
-                            reinterpret_cast<papcoll_monitor>(std::uintptr_t{0xdeadbeefcafef00dULL}),
-                            reinterpret_cast<papcoll_monitor>(fake)})
+  for (papcoll_monitor g :
+       {reinterpret_cast<papcoll_monitor>(std::uintptr_t{1}),
+        reinterpret_cast<papcoll_monitor>(std::uintptr_t{0xdeadbeefcafef00dULL}),
+        reinterpret_cast<papcoll_monitor>(fake)})
     refused_everywhere(chk, g, "not a monitor", "garbage handle");
   papcoll_monitor null_handle = nullptr;
   chk.expect_code(papcoll_monitor_free(&null_handle), PAPCOLL_ERR_ARG, "free of a NULL handle");
@@ -285,16 +287,17 @@ int main(int argc, char** argv) {
     // Ranks other than 0 wait inside the call for rank 0, so their frees overlap it.
     int total = 0;
     MPI_Allreduce(&overlapped, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    chk.expect(chk.size() == 1 || total > 0, "some frees overlapped a collective (" +
-                                                 std::to_string(total) + ")");
+    chk.expect(chk.size() == 1 || total > 0,
+               "some frees overlapped a collective (" + std::to_string(total) + ")");
     int served = 0;
     for (int i = 0; i < 6; ++i) {
       served += free_racing_call(chk, PAPCOLL_MONITOR_EDGE, i, i % 2 ? 2.0 : 0.0);
       served += free_racing_call(chk, PAPCOLL_MONITOR_HISTORY, i, i % 2 ? 0.0 : 2.0);
     }
-    std::printf("%s", chk.rank() == 0 ? ("racing frees: the call ran in " + std::to_string(served) +
-                                         " of 12\n").c_str()
-                                      : "");
+    std::printf(
+        "%s", chk.rank() == 0
+                  ? ("racing frees: the call ran in " + std::to_string(served) + " of 12\n").c_str()
+                  : "");
     call_after_free(chk);
     for (int i = 0; i < 3; ++i) free_during_calls(chk);
     for (int i = 0; i < 3; ++i) double_free_race(chk);

@@ -57,8 +57,8 @@ int main(int argc, char** argv) {
   const papcoll::prediction::DebugCounters c = papcoll::prediction::debug_counters();
   if (c.monitors != 0 || c.threads != 0 || c.comms != 0 || c.requests != 0) {
     std::fprintf(stderr,
-                 "rank %d: after MPI_Finalize: monitors %d threads %d comms %d requests %d\n",
-                 rank, c.monitors, c.threads, c.comms, c.requests);
+                 "rank %d: after MPI_Finalize: monitors %d threads %d comms %d requests %d\n", rank,
+                 c.monitors, c.threads, c.comms, c.requests);
     code = 1;
   }
   for (papcoll_monitor* m : {&world, &hist, &ma, &mb}) {

@@ -51,8 +51,8 @@ void expect_no_live_resources(Checker& chk, const std::string& when) {
   const papcoll::prediction::DebugCounters c = papcoll::prediction::debug_counters();
   chk.expect(c.monitors == 0 && c.threads == 0 && c.comms == 0 && c.requests == 0,
              when + ": live monitors " + std::to_string(c.monitors) + ", threads " +
-                 std::to_string(c.threads) + ", comms " + std::to_string(c.comms) +
-                 ", requests " + std::to_string(c.requests));
+                 std::to_string(c.threads) + ", comms " + std::to_string(c.comms) + ", requests " +
+                 std::to_string(c.requests));
 }
 
 void one_cycle(Checker& chk, int cycle) {

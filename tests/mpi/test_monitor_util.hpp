@@ -45,8 +45,8 @@ inline int checked_allreduce(Checker& chk, const papcoll_options& opt, int count
            1000;
   };
   for (int i = 0; i < count; ++i) in[i] = value(rank, i);
-  const int rc = papcoll_allreduce(in.data(), out.data(), count, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
-                                   &opt);
+  const int rc =
+      papcoll_allreduce(in.data(), out.data(), count, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &opt);
   int bad = -1;
   if (rc == PAPCOLL_SUCCESS) {
     for (int i = 0; i < count && bad < 0; ++i) {
@@ -82,8 +82,8 @@ inline SeenPattern agreed_pattern(Checker& chk, papcoll_monitor mon, const std::
                 static_cast<int>(mine.size()), MPI_DOUBLE, MPI_COMM_WORLD);
   bool same = true;
   for (int r = 1; r < p; ++r)
-    same = same && std::memcmp(all.data(), all.data() + r * mine.size(),
-                               mine.size() * sizeof(double)) == 0;
+    same = same &&
+           std::memcmp(all.data(), all.data() + r * mine.size(), mine.size() * sizeof(double)) == 0;
   chk.expect(rc == PAPCOLL_SUCCESS && same,
              what + ": pattern/source not bit-identical on every rank (rc " + std::to_string(rc) +
                  ")");
@@ -188,7 +188,7 @@ struct Tally {
   std::vector<double> noise;  // ideal vs injected (ms): how far the processes really followed the
                               // injection (oversubscribed cores wake ranks late)
   int found = 0, ideal_found = 0, judged = 0;
-  double sync_ms = 0;         // the monitor's largest clock-offset error (sync_error_ms)
+  double sync_ms = 0;  // the monitor's largest clock-offset error (sync_error_ms)
 
   void add(const std::vector<double>& seen_s, const std::vector<double>& ideal_s,
            const std::vector<double>& injected_ms, int late) {

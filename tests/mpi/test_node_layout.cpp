@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "executor/comm_context.hpp"
-#include "mpi_check.hpp"
 #include "model/node_layout.hpp"
+#include "mpi_check.hpp"
 #include "papcoll/papcoll.h"
 
 using papcoll::NodeLayout;
@@ -129,9 +129,8 @@ void check_collectives(Checker& check, MPI_Comm comm, const std::string& where) 
   std::vector<int> mine(static_cast<size_t>(counts[static_cast<size_t>(rank)]));
   for (size_t i = 0; i < mine.size(); ++i) mine[i] = rank * 100000 + static_cast<int>(i);
   std::vector<int> all(static_cast<size_t>(total), -1);
-  const int rc = papcoll_allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_INT,
-                                    all.data(), counts.data(), displs.data(), MPI_INT, comm,
-                                    nullptr);
+  const int rc = papcoll_allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_INT, all.data(),
+                                    counts.data(), displs.data(), MPI_INT, comm, nullptr);
   bool exact = true;
   for (int r = 0; r < p && exact; ++r)
     for (int i = 0; i < counts[static_cast<size_t>(r)] && exact; ++i)
@@ -204,8 +203,8 @@ int main(int argc, char** argv) {
     if (p >= 3) {
       MPI_Comm odd;
       MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &odd);
-      check_context(check, odd, restricted(world, odd), split_type_layout(odd),
-                    pretend.has_value(), "every other rank");
+      check_context(check, odd, restricted(world, odd), split_type_layout(odd), pretend.has_value(),
+                    "every other rank");
       check.expect(restricted(machine, odd) == split_type_layout(odd),
                    "every other rank: MPI's own split is the world's restricted");
       check_collectives(check, odd, "every other rank");

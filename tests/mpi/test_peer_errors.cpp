@@ -104,12 +104,27 @@ std::vector<double> late_rank0(int p) {
 // ---------------------------------------------------------------------------------------------
 // allreduce
 
-enum class ArFault { count, datatype, op, algorithm, sendbuf_null, recvbuf_null, arrivals_count,
-                     arrivals_nan, arrivals_null };
+enum class ArFault {
+  count,
+  datatype,
+  op,
+  algorithm,
+  sendbuf_null,
+  recvbuf_null,
+  arrivals_count,
+  arrivals_nan,
+  arrivals_null
+};
 const char* name(ArFault f) {
-  static const char* n[] = {"count -5", "MPI_DATATYPE_NULL", "MPI_OP_NULL", "unknown algorithm",
-                            "NULL sendbuf", "NULL recvbuf", "arrivals_count wrong",
-                            "arrivals[1] NaN", "NULL arrivals with arrivals_count"};
+  static const char* n[] = {"count -5",
+                            "MPI_DATATYPE_NULL",
+                            "MPI_OP_NULL",
+                            "unknown algorithm",
+                            "NULL sendbuf",
+                            "NULL recvbuf",
+                            "arrivals_count wrong",
+                            "arrivals[1] NaN",
+                            "NULL arrivals with arrivals_count"};
   return n[static_cast<int>(f)];
 }
 
@@ -198,7 +213,8 @@ const char* name(RdFault f) {
   return n[static_cast<int>(f)];
 }
 
-void good_reduce(Checker& chk, MPI_Comm comm, const char* algo, int root, const std::string& after) {
+void good_reduce(Checker& chk, MPI_Comm comm, const char* algo, int root,
+                 const std::string& after) {
   const int p = chk.size();
   std::vector<int> x(kN), y(kN, kSentinel);
   for (int i = 0; i < kN; ++i) x[i] = val(chk.rank(), i);
@@ -306,11 +322,17 @@ void bcast_case(Checker& chk, const char* algo, BcFault f, int e, bool later) {
 
 int portion(int o) { return 200 + 37 * o; }
 
-enum class AgFault { recvcounts_null, recvcount_negative, recvtype, algorithm, sendbuf_null,
-                     recvbuf_null };
+enum class AgFault {
+  recvcounts_null,
+  recvcount_negative,
+  recvtype,
+  algorithm,
+  sendbuf_null,
+  recvbuf_null
+};
 const char* name(AgFault f) {
-  static const char* n[] = {"NULL recvcounts", "recvcounts[0] negative", "recvtype NULL",
-                            "unknown algorithm", "NULL sendbuf", "NULL recvbuf"};
+  static const char* n[] = {"NULL recvcounts",   "recvcounts[0] negative", "recvtype NULL",
+                            "unknown algorithm", "NULL sendbuf",           "NULL recvbuf"};
   return n[static_cast<int>(f)];
 }
 
@@ -373,16 +395,15 @@ void allgatherv_case(Checker& chk, const char* algo, AgFault f, int e, bool late
     }
   }
   check_codes(chk,
-              papcoll_allgatherv(send, portion(rank), MPI_INT, recv, counts, a.displs.data(),
-                                 rtype, fc.comm, &o),
+              papcoll_allgatherv(send, portion(rank), MPI_INT, recv, counts, a.displs.data(), rtype,
+                                 fc.comm, &o),
               out, what);
   bool ok = true;
   const bool own_portion_sent = f == AgFault::recvbuf_null;
   for (int q = 0; q < p && ok; ++q)
     for (int i = 0; i < portion(q) && ok; ++i) {
       const int got = a.recv[a.displs[q] + i];
-      ok = rank == e ? got == kSentinel
-                     : got == (q == e && !own_portion_sent ? 0 : val(q, i));
+      ok = rank == e ? got == kSentinel : got == (q == e && !own_portion_sent ? 0 : val(q, i));
     }
   chk.expect(ok, what + ": buffers (the erring rank's portion zeros elsewhere, its own untouched)");
   good_allgatherv(chk, fc.comm, algo, what);
@@ -560,8 +581,8 @@ void issue_table(Checker& chk) {
 }
 
 template <typename Fault, typename Case>
-void every(Checker& chk, std::initializer_list<const char*> algos, std::initializer_list<Fault> faults,
-           Case run) {
+void every(Checker& chk, std::initializer_list<const char*> algos,
+           std::initializer_list<Fault> faults, Case run) {
   const int p = chk.size();
   for (const char* algo : algos)
     for (Fault f : faults)

@@ -36,10 +36,14 @@ struct TypeOp {
 };
 
 std::vector<TypeOp> type_ops() {
-  return {{"int/sum", MPI_INT, MPI_SUM, 0},          {"int/max", MPI_INT, MPI_MAX, 0},
-          {"int/bxor", MPI_INT, MPI_BXOR, 0},        {"long long/sum", MPI_LONG_LONG, MPI_SUM, 1},
-          {"long long/bxor", MPI_LONG_LONG, MPI_BXOR, 1}, {"float/sum", MPI_FLOAT, MPI_SUM, 2},
-          {"double/sum", MPI_DOUBLE, MPI_SUM, 3},    {"double/max", MPI_DOUBLE, MPI_MAX, 3}};
+  return {{"int/sum", MPI_INT, MPI_SUM, 0},
+          {"int/max", MPI_INT, MPI_MAX, 0},
+          {"int/bxor", MPI_INT, MPI_BXOR, 0},
+          {"long long/sum", MPI_LONG_LONG, MPI_SUM, 1},
+          {"long long/bxor", MPI_LONG_LONG, MPI_BXOR, 1},
+          {"float/sum", MPI_FLOAT, MPI_SUM, 2},
+          {"double/sum", MPI_DOUBLE, MPI_SUM, 3},
+          {"double/max", MPI_DOUBLE, MPI_MAX, 3}};
 }
 
 enum class Arrivals { none, one_late, random };
@@ -53,8 +57,8 @@ struct Case {
   bool in_place;  // at the root
   TypeOp to;
   uint64_t seed;
-  bool real_delay = false;   // the late rank really arrives late, not only in the prediction
-  bool null_recv = false;    // non-roots pass recvbuf = NULL (else a sentinel buffer)
+  bool real_delay = false;  // the late rank really arrives late, not only in the prediction
+  bool null_recv = false;   // non-roots pass recvbuf = NULL (else a sentinel buffer)
 
   std::string describe() const {
     static const char* arr[] = {"none", "one-late", "random"};
@@ -144,7 +148,8 @@ void run_typed(Checker& chk, const Case& c) {
   opt.arrivals_agreed = agreed;
   if (c.real_delay && rank == p / 2) usleep(2000);
 
-  const void* sendbuf = is_root && c.in_place ? MPI_IN_PLACE : static_cast<const void*>(send.data());
+  const void* sendbuf = is_root && c.in_place ? MPI_IN_PLACE
+                                              : static_cast<const void*>(send.data());
   void* recvbuf = got.empty() ? nullptr : got.data();
   const int rc =
       papcoll_reduce(sendbuf, recvbuf, c.count, c.to.type, c.to.op, c.root, MPI_COMM_WORLD, &opt);
@@ -209,9 +214,9 @@ void empty_blocks(Checker& chk) {
         std::vector<int> send(static_cast<size_t>(count)), got(static_cast<size_t>(count), -1);
         for (int i = 0; i < count; ++i) send[i] = static_cast<int>(mix(seed, rank, i) % 1000);
         const std::vector<int> send_before = send;
-        const papcoll::MpiStatus st =
-            papcoll::execute_reduce(s.ranks[rank], blocks, rank, root, send.data(), got.data(),
-                                    count, layout, MPI_SUM, comm, scratch, work);
+        const papcoll::MpiStatus st = papcoll::execute_reduce(s.ranks[rank], blocks, rank, root,
+                                                              send.data(), got.data(), count,
+                                                              layout, MPI_SUM, comm, scratch, work);
         bool ok = st.ok() && send == send_before;
         if (ok && rank == root)
           for (int i = 0; i < count; ++i) {
@@ -219,9 +224,10 @@ void empty_blocks(Checker& chk) {
             for (int r = 0; r < p; ++r) want += static_cast<int>(mix(seed, r, i) % 1000);
             ok = ok && got[i] == want;
           }
-        if (ok && rank != root) ok = std::all_of(got.begin(), got.end(), [](int v) { return v == -1; });
-        chk.expect(ok, std::string("executor, empty blocks: ") + a->name + " root=" +
-                           std::to_string(root) + " count=" + std::to_string(count) +
+        if (ok && rank != root)
+          ok = std::all_of(got.begin(), got.end(), [](int v) { return v == -1; });
+        chk.expect(ok, std::string("executor, empty blocks: ") + a->name +
+                           " root=" + std::to_string(root) + " count=" + std::to_string(count) +
                            " blocks=" + std::to_string(blocks) +
                            (st.ok() ? "" : ": " + papcoll::describe(st)));
         ++seed;
@@ -270,12 +276,11 @@ void non_commutative(Checker& chk) {
   for (const char* algo : {"auto", "native", static_cast<const char*>(nullptr)}) {
     const papcoll_options o = with_algo(algo);
     std::fill(got.begin(), got.end(), 0u);
-    const int rc =
-        papcoll_reduce(in.data(), got.data(), kCount, mat, op, root, MPI_COMM_WORLD, &o);
+    const int rc = papcoll_reduce(in.data(), got.data(), kCount, mat, op, root, MPI_COMM_WORLD, &o);
     chk.expect_success(rc, std::string("non-commutative op with ") + (algo ? algo : "NULL"));
-    chk.expect(rank != root || got == want,
-               std::string("non-commutative op with ") + (algo ? algo : "NULL") +
-                   ": result differs from MPI_Reduce");
+    chk.expect(rank != root || got == want, std::string("non-commutative op with ") +
+                                                (algo ? algo : "NULL") +
+                                                ": result differs from MPI_Reduce");
   }
   MPI_Op_free(&op);
   MPI_Type_free(&mat);
@@ -300,21 +305,21 @@ void errors(Checker& chk) {
                   PAPCOLL_ERR_ARG, "MPI_OP_NULL");
   papcoll_options o = bin;
   o.version = PAPCOLL_OPTIONS_VERSION + 1;
-  chk.expect_code(papcoll_reduce(x, y, 4, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, &o),
-                  PAPCOLL_ERR_ARG, "options version mismatch");
+  chk.expect_code(papcoll_reduce(x, y, 4, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, &o), PAPCOLL_ERR_ARG,
+                  "options version mismatch");
   o = bin;
   o.blocks = -1;
-  chk.expect_code(papcoll_reduce(x, y, 4, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, &o),
-                  PAPCOLL_ERR_ARG, "negative blocks");
+  chk.expect_code(papcoll_reduce(x, y, 4, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, &o), PAPCOLL_ERR_ARG,
+                  "negative blocks");
   o = bin;
   o.beta = std::numeric_limits<double>::infinity();
-  chk.expect_code(papcoll_reduce(x, y, 4, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, &o),
-                  PAPCOLL_ERR_ARG, "infinite beta");
+  chk.expect_code(papcoll_reduce(x, y, 4, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, &o), PAPCOLL_ERR_ARG,
+                  "infinite beta");
   // Every rank fails before communicating: the root for its NULL recvbuf, the others for a NULL
   // send buffer or MPI_IN_PLACE, which only the root may pass.
   const int root = p - 1;
-  chk.expect_code(papcoll_reduce(rank == root ? x : nullptr, rank == root ? nullptr : y, 4,
-                                 MPI_INT, MPI_SUM, root, MPI_COMM_WORLD, &bin),
+  chk.expect_code(papcoll_reduce(rank == root ? x : nullptr, rank == root ? nullptr : y, 4, MPI_INT,
+                                 MPI_SUM, root, MPI_COMM_WORLD, &bin),
                   PAPCOLL_ERR_ARG, "NULL recvbuf at the root / NULL sendbuf elsewhere");
   chk.expect_code(papcoll_reduce(MPI_IN_PLACE, rank == root ? nullptr : y, 4, MPI_INT, MPI_SUM,
                                  root, MPI_COMM_WORLD, &bin),
@@ -354,8 +359,9 @@ void errors(Checker& chk) {
                      "count 0 with NULL buffers");
   // papcoll_algorithms lists the reduce rows.
   const char* names = papcoll_algorithms("reduce");
-  chk.expect(names != nullptr && std::strstr(names, "clairvoyant") && std::strstr(names, "radix-k") &&
-                 std::strstr(names, "native") && std::strstr(names, "auto"),
+  chk.expect(names != nullptr && std::strstr(names, "clairvoyant") &&
+                 std::strstr(names, "radix-k") && std::strstr(names, "native") &&
+                 std::strstr(names, "auto"),
              std::string("papcoll_algorithms(\"reduce\"): ") + (names ? names : "NULL"));
 }
 
@@ -388,8 +394,14 @@ int main(int argc, char** argv) {
         for (int count : counts)
           for (int blocks : {0, 1, 3, count + 5}) {
             if (blocks_irrelevant && blocks != 0) continue;
-            Case c{algo, root, count, blocks, static_cast<Arrivals>(seed % 3),
-                   (seed / 3) % 2 == 1, tos[seed % tos.size()], seed};
+            Case c{algo,
+                   root,
+                   count,
+                   blocks,
+                   static_cast<Arrivals>(seed % 3),
+                   (seed / 3) % 2 == 1,
+                   tos[seed % tos.size()],
+                   seed};
             c.null_recv = (seed / 7) % 2 == 1;
             ++seed;
             run_case(chk, c);
@@ -401,8 +413,8 @@ int main(int argc, char** argv) {
     for (const char* algo : algos)
       for (Arrivals arr : {Arrivals::none, Arrivals::one_late, Arrivals::random})
         for (bool in_place : {false, true}) {
-          Case c{algo, static_cast<int>(seed % p), 1001, in_place ? 0 : 2 * p + 1, arr, in_place,
-                 tos[seed % tos.size()], seed};
+          Case c{algo,     static_cast<int>(seed % p), 1001, in_place ? 0 : 2 * p + 1, arr,
+                 in_place, tos[seed % tos.size()],     seed};
           c.real_delay = arr == Arrivals::one_late;
           ++seed;
           run_case(chk, c);

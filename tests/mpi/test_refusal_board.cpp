@@ -61,12 +61,12 @@ int sum_without(int p, int i, int without) {
 void codes(Checker& chk, int rc, int e, int want, const std::string& what, bool reader) {
   // One check on every rank (the Checker combines checks by position).
   if (chk.rank() == e) {
-    const bool took_part =
-        std::strstr(papcoll_last_error(), "took part in the other ranks'") != nullptr;
+    const bool took_part = std::strstr(papcoll_last_error(), "took part in the other ranks'") !=
+                           nullptr;
     chk.expect(rc == want && took_part,
                what + " (erring rank): returned " + std::to_string(rc) + ", expected " +
-                   std::to_string(want) + " with a message saying it took part: " +
-                   papcoll_last_error());
+                   std::to_string(want) +
+                   " with a message saying it took part: " + papcoll_last_error());
   } else if (reader) {
     chk.expect(rc == PAPCOLL_ERR_PEER &&
                    std::strstr(papcoll_last_error(), ("rank " + std::to_string(e) + " (").c_str()),
@@ -108,8 +108,8 @@ void allreduce_case(Checker& chk, const char* algo, Fault f, int e) {
       case Fault::options: o.blocks = -2; break;
     }
   }
-  const std::string what = std::string("allreduce ") + algo + ", rank " + std::to_string(e) +
-                           ": " + fault_name(f);
+  const std::string what = std::string("allreduce ") + algo + ", rank " + std::to_string(e) + ": " +
+                           fault_name(f);
   codes(chk, papcoll_allreduce(x.data(), y.data(), count, type, op, MPI_COMM_WORLD, &o), e,
         fault_code(f), what, true);
   bool ok = true;
@@ -164,8 +164,8 @@ void bcast_case(Checker& chk, const char* algo, BcastFault f, int e) {
   const std::string what = std::string("bcast ") + algo + ", rank " + std::to_string(e) +
                            (e == root ? " (the root)" : "") + ": " + names[static_cast<int>(f)];
   const papcoll_options o = with(algo);
-  codes(chk, papcoll_bcast(b.data(), count, type, r, MPI_COMM_WORLD, &o), e, PAPCOLL_ERR_ARG,
-        what, e == root);
+  codes(chk, papcoll_bcast(b.data(), count, type, r, MPI_COMM_WORLD, &o), e, PAPCOLL_ERR_ARG, what,
+        e == root);
   bool ok = true;
   // An erring root sends zeros (its stand-in), which the others cannot tell from data.
   for (int i = 0; i < kN && ok; ++i)

@@ -62,20 +62,18 @@ void run(Checker& chk, const Case& c) {
   for (int o = 0; o < p; ++o) send_counts[o] = units[o] * per_unit / c.send.ints;
   int total = 0;
   const std::vector<int> displs = displs_of(send_counts, c.gaps, &total);
-  const std::vector<int> send = portions_buffer(c.send, send_counts, displs, total, c.seed, true,
-                                                kSentinel);
+  const std::vector<int> send =
+      portions_buffer(c.send, send_counts, displs, total, c.seed, true, kSentinel);
   const std::vector<int> send_before = send;
   const int recv_count = units[rank] * per_unit / c.recv.ints;
   std::vector<int> recv(static_cast<size_t>(recv_count + 1) * c.recv.stride, kSentinel);
 
   const papcoll_options opt = options_of(c);
   const bool native = c.algo == "native";
-  const int rc = papcoll_scatterv(is_root ? send.data() : nullptr,
-                                  is_root ? send_counts.data() : nullptr,
-                                  is_root ? displs.data() : nullptr,
-                                  is_root || native ? c.send.type : MPI_DATATYPE_NULL,
-                                  in_place ? MPI_IN_PLACE : recv.data(), recv_count, c.recv.type,
-                                  c.root, MPI_COMM_WORLD, &opt);
+  const int rc = papcoll_scatterv(
+      is_root ? send.data() : nullptr, is_root ? send_counts.data() : nullptr,
+      is_root ? displs.data() : nullptr, is_root || native ? c.send.type : MPI_DATATYPE_NULL,
+      in_place ? MPI_IN_PLACE : recv.data(), recv_count, c.recv.type, c.root, MPI_COMM_WORLD, &opt);
   if (!chk.expect_success(rc, c.describe())) return;
   std::vector<int> want(recv.size(), kSentinel);
   if (!in_place)
@@ -85,9 +83,9 @@ void run(Checker& chk, const Case& c) {
   while (bad < want.size() && want[bad] == recv[bad]) ++bad;
   chk.expect(bad == want.size(),
              c.describe() + ": recvbuf int " + std::to_string(bad) + " = " +
-                 (bad < want.size() ? std::to_string(recv[bad]) + ", expected " +
-                                          std::to_string(want[bad])
-                                    : ""));
+                 (bad < want.size()
+                      ? std::to_string(recv[bad]) + ", expected " + std::to_string(want[bad])
+                      : ""));
   chk.expect(send == send_before, c.describe() + ": send buffer was modified");
 }
 
@@ -122,8 +120,7 @@ void model_errors(Checker& chk) {
   };
   const Bad bad[] = {
       {"NaN", header + "default 1e-6 nan\nend\n"},
-      {"missing links",
-       p > 1 ? header + "0 1 1e-6 1e-9\nend\n" : header + "default -1 0\nend\n"},
+      {"missing links", p > 1 ? header + "0 1 1e-6 1e-9\nend\n" : header + "default -1 0\nend\n"},
       {"wrong p", heterogeneous_model_text(p + 1, 3)},
       {"not a model", "hello\n"},
       {"truncated", header + "default 1e-6 1e-9\n"},
@@ -163,8 +160,8 @@ void argument_errors(Checker& chk) {
   negative[p - 1] = -3;
   chk.expect_code(call_with(none, "auto", 0, negative, rank == p - 1 ? -3 : 2, recv),
                   PAPCOLL_ERR_ARG, "negative sendcounts at the root");
-  chk.expect(rank == 0 || std::string(papcoll_last_error()).find("the root (rank 0)") !=
-                              std::string::npos,
+  chk.expect(rank == 0 ||
+                 std::string(papcoll_last_error()).find("the root (rank 0)") != std::string::npos,
              std::string("non-root message names the root: ") + papcoll_last_error());
   // Another rank's own problem: that rank fails, the others get their data.
   // ("native" is MPI's own collective, which would be left waiting for that rank.)
@@ -195,8 +192,8 @@ void argument_errors(Checker& chk) {
                                       recv.data(), 2, MPI_INT, 0, MPI_COMM_WORLD, &v1),
                      "options version 1");
   v1.version = PAPCOLL_OPTIONS_VERSION + 1;
-  chk.expect_code(papcoll_scatterv(send.data(), counts.data(), displs.data(), MPI_INT,
-                                   recv.data(), 2, MPI_INT, 0, MPI_COMM_WORLD, &v1),
+  chk.expect_code(papcoll_scatterv(send.data(), counts.data(), displs.data(), MPI_INT, recv.data(),
+                                   2, MPI_INT, 0, MPI_COMM_WORLD, &v1),
                   PAPCOLL_ERR_ARG, "options version too new");
   // MPI_IN_PLACE is for the root only.
   if (p > 1) {
@@ -217,21 +214,25 @@ int main(int argc, char** argv) {
     const int p = chk.size();
     const Sides sides;
     const std::string model_path = shared_model_file(heterogeneous_model_text(p, 77));
-    const Links links[] = {
-        {"defaults", 0, 0, ""}, {"alpha-beta", 2e-4, 3e-7, ""}, {"model", 0, 0, model_path}};
+    const Links links[] = {{"defaults", 0, 0, ""},
+                           {"alpha-beta", 2e-4, 3e-7, ""},
+                           {"model", 0, 0, model_path}};
     struct Shape {
       Portions portions;
       int base;
     };
-    const Shape shapes[] = {{Portions::random, 1}, {Portions::random, 60}, {Portions::one, 7},
-                            {Portions::equal, 3}, {Portions::zero, 0}};
+    const Shape shapes[] = {{Portions::random, 1},
+                            {Portions::random, 60},
+                            {Portions::one, 7},
+                            {Portions::equal, 3},
+                            {Portions::zero, 0}};
     uint64_t seed = 100;
     for (const std::string& algo : algorithms_of("scatterv")) {
       for (int root = 0; root < p; ++root)
         for (const Shape& s : shapes) {
           ++seed;
-          run(chk, {algo, root, s.portions, s.base, seed % 2 == 0, seed % 3 == 0,
-                    &links[seed % 3], sides.integer(), sides.integer(), seed});
+          run(chk, {algo, root, s.portions, s.base, seed % 2 == 0, seed % 3 == 0, &links[seed % 3],
+                    sides.integer(), sides.integer(), seed});
         }
       // Large portions: rendezvous messages, relays forwarding while others still receive.
       for (bool in_place : {false, true}) {
@@ -247,8 +248,8 @@ int main(int argc, char** argv) {
       for (const auto& tp : type_pairs)
         for (int root : {0, p - 1}) {
           ++seed;
-          run(chk, {algo, root, Portions::random, 9, true, false, &links[seed % 3], tp[0], tp[1],
-                    seed});
+          run(chk,
+              {algo, root, Portions::random, 9, true, false, &links[seed % 3], tp[0], tp[1], seed});
         }
     }
     cache_keys_on_counts(chk, sides, links[2]);

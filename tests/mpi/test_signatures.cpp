@@ -74,7 +74,10 @@ struct IntBuffer {
     if (type != MPI_INT) MPI_Type_free(&type);
   }
   int* data() { return mem.data() + 1; }
-  int& at(int i) { return form == IntForm::holes ? mem[1 + 2 * static_cast<size_t>(i)] : mem[1 + static_cast<size_t>(i)]; }
+  int& at(int i) {
+    return form == IntForm::holes ? mem[1 + 2 * static_cast<size_t>(i)]
+                                  : mem[1 + static_cast<size_t>(i)];
+  }
   bool holes_intact() const {
     if (mem.front() != kHole || mem.back() != kHole) return false;
     if (form == IntForm::holes)
@@ -139,7 +142,9 @@ struct Mixed {
     MPI_Type_commit(&type);
   }
   ~Mixed() { MPI_Type_free(&type); }
-  int* ints(std::vector<char>& m, int64_t e) const { return reinterpret_cast<int*>(m.data() + e * extent); }
+  int* ints(std::vector<char>& m, int64_t e) const {
+    return reinterpret_cast<int*>(m.data() + e * extent);
+  }
   double* dbls(std::vector<char>& m, int64_t e) const {
     return reinterpret_cast<double*>(m.data() + e * extent + dbl_at);
   }
@@ -211,7 +216,8 @@ void allgatherv_ints(Checker& chk, const std::string& algo, int base, int varian
     displs = idispl;
   }
   papcoll_options o = with(algo);
-  const std::string what = "allgatherv " + algo + " base=" + std::to_string(base) + " " + form_name(f);
+  const std::string what = "allgatherv " + algo + " base=" + std::to_string(base) + " " +
+                           form_name(f);
   trace(what);
   const int rc = papcoll_allgatherv(mine.data(), ints[rank], MPI_INT, mem.data(), counts.data(),
                                     displs.data(), rt, MPI_COMM_WORLD, &o);
@@ -240,8 +246,8 @@ void reduction_ints(Checker& chk, bool all, const std::string& algo, int n, int 
   IntBuffer send(f, n, 0), recv(f, n, 0);
   for (int i = 0; i < n; ++i) send.at(i) = ival(seed + rank, i);
   papcoll_options o = with(algo);
-  const std::string what = std::string(all ? "allreduce " : "reduce ") + algo + " n=" +
-                           std::to_string(n) + " " + form_name(f);
+  const std::string what = std::string(all ? "allreduce " : "reduce ") + algo +
+                           " n=" + std::to_string(n) + " " + form_name(f);
   trace(what);
   const int rc = all ? papcoll_allreduce(send.data(), recv.data(), send.count, send.type, MPI_SUM,
                                          MPI_COMM_WORLD, &o)
@@ -279,8 +285,8 @@ void scatter_gather_ints(Checker& chk, bool scatter, const std::string& algo, in
   std::vector<int> all(4 * static_cast<size_t>(total), kHole);
   std::vector<int> mine(4 * static_cast<size_t>(counts[rank]), kHole);
   papcoll_options o = with(algo);
-  const std::string what = std::string(scatter ? "scatterv " : "gatherv ") + algo + " base=" +
-                           std::to_string(base);
+  const std::string what = std::string(scatter ? "scatterv " : "gatherv ") + algo +
+                           " base=" + std::to_string(base);
   trace(what);
   int rc;
   if (scatter) {
@@ -301,7 +307,8 @@ void scatter_gather_ints(Checker& chk, bool scatter, const std::string& algo, in
     for (size_t i = 0; i < mine.size() && ok; ++i)
       ok = mine[i] == ival(seed, 4 * static_cast<int64_t>(displs[rank]) + static_cast<int64_t>(i));
   } else if (rank == root) {
-    for (size_t i = 0; i < all.size() && ok; ++i) ok = all[i] == ival(seed, static_cast<int64_t>(i));
+    for (size_t i = 0; i < all.size() && ok; ++i)
+      ok = all[i] == ival(seed, static_cast<int64_t>(i));
   }
   chk.expect(ok, what + ": wrong data");
 }

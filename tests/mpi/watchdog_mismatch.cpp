@@ -30,8 +30,8 @@ int main(int argc, char** argv) {
     o.algorithm = "native";
     papcoll_allreduce(x.data(), y.data(), 16, MPI_INT, MPI_SUM, comm, &o);
   }
-  const double t = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now().time_since_epoch()).count();
+  const double t =
+      std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
   std::printf("rank %d enters the call at %.6f\n", rank, t);
   std::fflush(stdout);
   int rc;

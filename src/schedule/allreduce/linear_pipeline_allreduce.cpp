@@ -1,5 +1,5 @@
-// Segmented linear pipeline all-reduce and its sorted variant SLT (Proficz, Fig. 5). Block s travels
-// order[0] -> ... -> order[p-1] being reduced (hop id -> id+1 in round id + s), then
+// Segmented linear pipeline all-reduce and its sorted variant SLT (Proficz, Fig. 5). Block s
+// travels order[0] -> ... -> order[p-1] being reduced (hop id -> id+1 in round id + s), then
 // order[p-1] -> order[0] (round p-1+s) -> ... -> order[p-2] being copied (hop id -> id+1 in round
 // p + s + id); consecutive blocks follow one round apart. SLT only changes the order: ranks sorted
 // by arrival, so late ranks join the pipeline last (Fig. 6b). A rank's part needs only its position
@@ -84,7 +84,6 @@ std::string slt_arrival_key(const GeneratorInput& in) {
   return key;
 }
 
-
 // The pipeline as a lattice of rounds of tau (block_round_time) each: a rank's round waits for its
 // own previous round and its predecessor's, and a chain of transfers advances one rank per round,
 // so a position finishes tau x (its last round + 1 - r) after the arrival of any rank whose first
@@ -106,10 +105,14 @@ double slt_allreduce_predict(const GeneratorInput& in) {
   std::vector<double> finish(static_cast<size_t>(p));
   for (int id = 0; id < p; ++id) {
     int64_t last;  // the position's last round (the pattern above)
-    if (p == 2) last = id == 0 ? b : b - 1 + 1;
-    else if (id == p - 1) last = p + b - 2;
-    else if (id + 2 < p) last = p + b - 1 + id;
-    else last = p + b + id - 2;
+    if (p == 2)
+      last = id == 0 ? b : b - 1 + 1;
+    else if (id == p - 1)
+      last = p + b - 2;
+    else if (id + 2 < p)
+      last = p + b - 1 + id;
+    else
+      last = p + b + id - 2;
     finish[order[id]] = latest + tau * static_cast<double>(last + 1);
   }
   return estimate::mean_elapsed(finish, a);

@@ -10,21 +10,22 @@
 // receive in a fixed segment order, which on a real ring stalls early ranks behind the late one.
 // Every transfer gets a slot (in units of tau) instead, and the slot is its round, so each rank
 // executes in predicted-time order. The slots come from lanes: segment j travels without waiting,
-// hop h in slot tau_j + h, so it crosses position x in a slot congruent to (tau_j - sp_j) + x mod p;
-// segments with distinct lanes (tau_j - sp_j) mod p never meet on a link. Each segment takes the
+// hop h in slot tau_j + h, so it crosses position x in a slot congruent to (tau_j - sp_j) + x mod
+// p; segments with distinct lanes (tau_j - sp_j) mod p never meet on a link. Each segment takes the
 // earliest start tau_j at which every hop of its path finds both ends arrived (need_j), on a free
 // lane, segments in order of need_j then index. Every rank derives the same lanes in O(p log p)
 // from the plan and then only its own ops: 4 per segment at most. With equal arrivals this is the
 // ring schedule; in every pattern tested it gives each position the same finishing slot as the
-// slot-by-slot simulation of the whole ring it replaces (tests/unit/schedule/allreduce/prr_test.cpp).
+// slot-by-slot simulation of the whole ring it replaces
+// (tests/unit/schedule/allreduce/prr_test.cpp).
 //
 // The arrivals enter only as the plan (prr_plan.hpp): the arrival order and integer slots.
 #include <algorithm>
 #include <limits>
 #include <numeric>
 
-#include "schedule/allreduce_generators.hpp"
 #include "schedule/allreduce/prr_plan.hpp"
+#include "schedule/allreduce_generators.hpp"
 #include "schedule/estimate.hpp"
 
 namespace papcoll {
@@ -135,15 +136,13 @@ void prr_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
     for (size_t t = 0; t < recv_at.size(); ++t) {
       const int64_t round = first_slot + static_cast<int64_t>(t);
       if (const int k = recv_at[t]; k >= 0)
-        out.recv(r, round, prev, chunk(k / 2),
-                 k % 2 == 0 ? Combine::reduce : Combine::copy);
+        out.recv(r, round, prev, chunk(k / 2), k % 2 == 0 ? Combine::reduce : Combine::copy);
       if (const int j = send_at[t]; j >= 0) out.send(r, round, next, chunk(j));
     }
   }
 }
 
 std::string prr_arrival_key(const GeneratorInput& in) { return prr_plan(in).key(); }
-
 
 // The lanes give every transfer a slot: segment j starts in slot tau_j, after the earliest arrival,
 // and makes its p - 1 reducing hops of tau (block_round_time) each, then copying hops of a message
@@ -162,8 +161,8 @@ double prr_allreduce_predict(const GeneratorInput& in) {
   const std::vector<double> a = estimate::arrivals_of(in);
   const double first = *std::min_element(a.begin(), a.end());
   const double tau = prr_slot_time(in);
-  const double copy =
-      in.cost.alpha + in.cost.beta * estimate::blocks_bytes(in, std::max(1.0, 1.0 * in.blocks / p));
+  const double copy = in.cost.alpha +
+                      in.cost.beta * estimate::blocks_bytes(in, std::max(1.0, 1.0 * in.blocks / p));
   // Slots are capped (prr_plan.hpp), and the last arrival falls inside its slot: what starts from
   // the last rank's slot on happens that much later than the slot says.
   const long cap = plan.slot.back();
@@ -175,8 +174,9 @@ double prr_allreduce_predict(const GeneratorInput& in) {
   std::vector<double> top(static_cast<size_t>(p), kNone);  // start time of the last segment from s
   for (int j = 0; j < p; ++j)
     if (lanes.tau[j] >= 0) {
-      const double t = static_cast<double>(lanes.tau[j]) * tau +
-                       (lanes.tau[j] + p - 1 >= cap ? shift : 0);  // its reduction ends after the cap
+      const double t =
+          static_cast<double>(lanes.tau[j]) * tau +
+          (lanes.tau[j] + p - 1 >= cap ? shift : 0);  // its reduction ends after the cap
       top[lanes.start[j]] = std::max(top[lanes.start[j]], t);
     }
   auto g = [&](int s) { return top[s] == kNone ? kNone : top[s] - s * copy; };

@@ -1,12 +1,12 @@
 // Rabenseifner all-reduce (Rabenseifner 2004; Thakur et al. 2005): reduce-scatter by recursive
 // halving over block ranges, then allgather by recursive doubling, for any p through the fold of
-// power_of_two_fold.hpp. Any B works: a half that holds no block is simply not sent. In halving step
-// l virtual rank v sends the half of its range it gives up to v ^ mask and receives (reduces) the
-// half it keeps; the allgather retraces the steps backwards, each rank sending what it owns to the
-// partner it split with and receiving the partner's part.
-#include "schedule/allreduce_generators.hpp"
+// power_of_two_fold.hpp. Any B works: a half that holds no block is simply not sent. In halving
+// step l virtual rank v sends the half of its range it gives up to v ^ mask and receives (reduces)
+// the half it keeps; the allgather retraces the steps backwards, each rank sending what it owns to
+// the partner it split with and receiving the partner's part.
 #include "schedule/allreduce/halving_ranges.hpp"
 #include "schedule/allreduce/power_of_two_fold.hpp"
+#include "schedule/allreduce_generators.hpp"
 #include "schedule/estimate.hpp"
 
 namespace papcoll {
@@ -44,7 +44,6 @@ void rabenseifner_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out
     if (f.takes_fold(r)) out.send(r, 1 + 2 * levels, r - 1, all);
   }
 }
-
 
 // The fold, then the halvings (the larger half of each split, reduced) and the doublings that
 // retrace them (estimate.hpp).

@@ -1,7 +1,7 @@
 // Recursive doubling (butterfly) all-reduce: log2(p') rounds of full-vector exchange between
 // partners v and v^mask, with the non-power-of-two fold of power_of_two_fold.hpp.
-#include "schedule/allreduce_generators.hpp"
 #include "schedule/allreduce/power_of_two_fold.hpp"
+#include "schedule/allreduce_generators.hpp"
 #include "schedule/estimate.hpp"
 
 namespace papcoll {
@@ -26,7 +26,6 @@ void recursive_doubling_allreduce_schedule(const GeneratorInput& in, ScheduleSin
     if (f.takes_fold(r)) out.send(r, 1 + levels, r - 1, all);
   }
 }
-
 
 // The fold, then log2 p' exchanges of the whole vector (estimate.hpp).
 double recursive_doubling_allreduce_predict(const GeneratorInput& in) {

@@ -26,17 +26,17 @@ void ring_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   }
 }
 
-
 // Every rank finishes p - 1 reduce-scatter steps (a chunk sent, received, reduced) and p - 1
 // all-gather steps after the last arrival: each step waits for the neighbour's previous one, so
 // after p - 1 steps every rank has waited for every other (estimate.hpp).
 double ring_allreduce_predict(const GeneratorInput& in) {
   const int p = in.p;
   if (p == 1) return 0;
-  const double chunk = estimate::blocks_bytes(in, std::max(1.0, static_cast<double>(in.blocks) / p));
+  const double chunk =
+      estimate::blocks_bytes(in, std::max(1.0, static_cast<double>(in.blocks) / p));
   const CostParams& c = in.cost;
-  return estimate::all_finish_after_last(
-      in, (p - 1) * (2 * c.alpha + (2 * c.beta + c.gamma) * chunk));
+  return estimate::all_finish_after_last(in,
+                                         (p - 1) * (2 * c.alpha + (2 * c.beta + c.gamma) * chunk));
 }
 
 }  // namespace papcoll

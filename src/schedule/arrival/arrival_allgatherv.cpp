@@ -43,8 +43,11 @@ struct Model {
   int p = 1, n = 1;
   double alpha = 0, beta = 0, bytes = 0;
   explicit Model(const GeneratorInput& in)
-      : p(in.p), n(std::max(1, (std::max(1, in.blocks) + in.p - 1) / in.p)),
-        alpha(in.cost.alpha), beta(in.cost.beta), bytes(in.bytes) {}
+      : p(in.p),
+        n(std::max(1, (std::max(1, in.blocks) + in.p - 1) / in.p)),
+        alpha(in.cost.alpha),
+        beta(in.cost.beta),
+        bytes(in.bytes) {}
   // The circulant all-gatherv on g ranks of the portions of `origins` of them: a message per
   // round, each rank receiving every block of the origins but its own once (a round's message
   // carries a block of every origin that has reached the sender, so the bytes are spread over
@@ -169,8 +172,8 @@ ArrivalAllgathervPlan arrival_allgatherv_plan(const GeneratorInput& in) {
   int64_t round = circulant::group_rounds(k, most_blocks(plan.seq, 0, k, plan.blocks, p));
   for (ArrivalAllgathervPlan::Wave& w : plan.waves) {
     w.round = round;
-    w.bulk_round = round + circulant::group_rounds(
-                               w.last, most_blocks(plan.seq, w.first, w.last, plan.blocks, p));
+    w.bulk_round = round + circulant::group_rounds(w.last, most_blocks(plan.seq, w.first, w.last,
+                                                                       plan.blocks, p));
     round = w.bulk_round + w.turns;
   }
   return plan;

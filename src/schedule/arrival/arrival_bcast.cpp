@@ -63,8 +63,7 @@ int early_count(const ArrivalSlots& s, int root, int n, int64_t whole) {
     const int64_t end = a[k - 1] + circulant::group_rounds(k, n);
     const int64_t early = k * end - prefix[k];
     // Late ranks arriving before `end` wait for it.
-    const int waiting =
-        static_cast<int>(std::lower_bound(a.begin() + k, a.end(), end) - a.begin());
+    const int waiting = static_cast<int>(std::lower_bound(a.begin() + k, a.end(), end) - a.begin());
     return early + (p - k) * whole + (waiting - k) * end - (prefix[waiting] - prefix[k]);
   };
   int best_k = p;
@@ -219,8 +218,8 @@ std::vector<double> group_finish(const std::vector<int>& members, int n,
   if (circulant::group_rounds(g, n) <= kMaxEvaluatedRounds)
     return circulant::bcast_finish_times(g, n, av, message);
   // Every rank forwards in every round: all finish the circulant's time after the last arrival.
-  const double end =
-      *std::max_element(av.begin(), av.end()) + circulant::group_rounds(g, n) * message;
+  const double end = *std::max_element(av.begin(), av.end()) +
+                     circulant::group_rounds(g, n) * message;
   return std::vector<double>(static_cast<size_t>(g), end);
 }
 

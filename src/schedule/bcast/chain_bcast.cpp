@@ -14,7 +14,8 @@ void chain_bcast_schedule(const GeneratorInput& in, ScheduleSink& out) {
     const int v = ((r - root) % p + p) % p;
     for (int s = 0; s < n; ++s) {
       // Round v - 1 + s: block s from v - 1; round v + s: block s to v + 1.
-      if (v > 0) out.recv(r, v - 1 + s, (v - 1 + root) % p, BlockSet::range(s, s + 1), Combine::copy);
+      if (v > 0)
+        out.recv(r, v - 1 + s, (v - 1 + root) % p, BlockSet::range(s, s + 1), Combine::copy);
       if (v + 1 < p) out.send(r, v + s, (v + 1 + root) % p, BlockSet::range(s, s + 1));
     }
   }

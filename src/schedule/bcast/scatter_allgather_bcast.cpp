@@ -26,11 +26,12 @@ void scatter_allgather_bcast_schedule(const GeneratorInput& in, ScheduleSink& ou
     if (v != 0) {  // v = parent + 2^i with 2^i its lowest set bit
       const int low = v & -v;
       const int i = __builtin_ctz(static_cast<unsigned>(low));
-      out.recv(r, q - 1 - i, real(v - low), chunks(v, static_cast<int>(std::min<int64_t>(p, int64_t{v} + low))),
-               Combine::copy);
+      out.recv(r, q - 1 - i, real(v - low),
+               chunks(v, static_cast<int>(std::min<int64_t>(p, int64_t{v} + low))), Combine::copy);
     }
     for (const auto& [c, i] : binomial::children(p, v))
-      out.send(r, q - 1 - i, real(c), chunks(c, static_cast<int>(std::min<int64_t>(p, int64_t{c} + (int64_t{1} << i)))));
+      out.send(r, q - 1 - i, real(c),
+               chunks(c, static_cast<int>(std::min<int64_t>(p, int64_t{c} + (int64_t{1} << i)))));
     for (int h = 0; h + 1 < p; ++h) {
       const int j = ((v - h) % p + p) % p;  // v holds chunk v - h: its own, then what came in
       if ((v + 1) % p != 0) out.send(r, q + h, real((v + 1) % p), chunks(j, j + 1));

@@ -32,7 +32,8 @@ CheckResult check_tables(int p, std::span<const int8_t> recv, std::span<const in
   const Skips sk = make_skips(p);
   const int q = sk.q;
   const size_t cells = static_cast<size_t>(p) * q;
-  if (recv.size() != cells || send.size() != cells) return failure("p=", p, ": tables of wrong size");
+  if (recv.size() != cells || send.size() != cells)
+    return failure("p=", p, ": tables of wrong size");
   auto at = [&](std::span<const int8_t> table, int v, int k) {
     return int{table[static_cast<size_t>(v) * q + k]};
   };

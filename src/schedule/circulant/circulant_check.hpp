@@ -11,9 +11,9 @@ namespace papcoll::circulant {
 
 struct CheckStats {
   int64_t p_checked = 0;
-  int64_t processors = 0;        // receive + send schedules computed and checked
-  int max_calls = 0;             // most recursive DFS-blocks calls of one receive schedule
-  int max_violations = 0;        // most send-schedule violations of one processor
+  int64_t processors = 0;  // receive + send schedules computed and checked
+  int max_calls = 0;       // most recursive DFS-blocks calls of one receive schedule
+  int max_violations = 0;  // most send-schedule violations of one processor
   int64_t total_violations = 0;
   int worst_calls_p = 0, worst_violations_p = 0;  // a p where the maxima were first seen
 };

@@ -31,7 +31,8 @@ void emit_group(std::span<const int> members, int v, std::span<const GroupOrigin
   // 2's messages as in circulant_allgatherv.cpp, O(g) for the table plus O(n + log g), where the
   // loop below computes a receive and a send schedule per origin, O(g log g).
   bool every_member = ids_ascend && count == static_cast<size_t>(g);
-  for (size_t i = 0; every_member && i < count; ++i) every_member = origins[i].v == static_cast<int>(i);
+  for (size_t i = 0; every_member && i < count; ++i)
+    every_member = origins[i].v == static_cast<int>(i);
   if (every_member) {
     auto owned = std::make_shared<std::vector<BlockRun>>(count);
     for (size_t i = 0; i < count; ++i) (*owned)[i] = origins[i].blocks;

@@ -16,7 +16,8 @@ RecvTable::RecvTable(int p) : p_(p) {
   int row[kMaxQ];
   for (int v = 0; v < p; ++v) {
     recv_schedule(sk, v, row);
-    for (int k = 0; k < q_; ++k) cells_[static_cast<size_t>(k) * p + v] = static_cast<int8_t>(row[k]);
+    for (int k = 0; k < q_; ++k)
+      cells_[static_cast<size_t>(k) * p + v] = static_cast<int8_t>(row[k]);
   }
 }
 
@@ -27,8 +28,8 @@ std::shared_ptr<const RecvTable> recv_table(int p) {
   static std::vector<std::shared_ptr<const RecvTable>> kept;
   std::lock_guard<std::mutex> lock(mutex);
   auto it = std::find_if(kept.begin(), kept.end(), [&](const auto& t) { return t->p() == p; });
-  std::shared_ptr<const RecvTable> table =
-      it != kept.end() ? *it : std::make_shared<const RecvTable>(p);
+  std::shared_ptr<const RecvTable> table = it != kept.end() ? *it
+                                                            : std::make_shared<const RecvTable>(p);
   if (it != kept.end()) kept.erase(it);
   kept.insert(kept.begin(), table);
   if (kept.size() > kKept) kept.pop_back();
@@ -44,7 +45,10 @@ class AllgatherMessage final : public BlockRule {
   AllgatherMessage(int p, int blocks, int k, int offset, int to)
       : p_(p), blocks_(blocks), k_(k), offset_(offset), to_(to) {}
   AllgatherMessage(std::shared_ptr<const std::vector<BlockRun>> owned, int k, int offset, int to)
-      : p_(static_cast<int>(owned->size())), k_(k), offset_(offset), to_(to),
+      : p_(static_cast<int>(owned->size())),
+        k_(k),
+        offset_(offset),
+        to_(to),
         owned_(std::move(owned)) {}
 
   void expand(BlockSet& out) const override {
@@ -112,7 +116,8 @@ BlockSet allgather_message(const Skips& sk, int blocks, int k, int offset, int t
   const auto [lo, end] = one_block_origins(sk, k, to);
   BlockSet s;
   if (end > p) s.append_range(0, origin_first_block(blocks, p, end - p));
-  s.append_range(origin_first_block(blocks, p, lo), origin_first_block(blocks, p, std::min(end, p)));
+  s.append_range(origin_first_block(blocks, p, lo),
+                 origin_first_block(blocks, p, std::min(end, p)));
   return s;
 }
 
@@ -122,9 +127,9 @@ BlockSet group_allgather_message(const Skips& sk,
   const int g = sk.p;
   if (g < 2) return {};
   if (n > 1)
-    return k + offset < 0 ? BlockSet{}
-                          : BlockSet::named_by(
-                                std::make_shared<const AllgatherMessage>(owned, k, offset, to));
+    return k + offset < 0
+               ? BlockSet{}
+               : BlockSet::named_by(std::make_shared<const AllgatherMessage>(owned, k, offset, to));
   const auto [lo, end] = one_block_origins(sk, k, to);
   BlockSet s;
   auto add = [&](int from, int until) {

@@ -36,13 +36,14 @@ class RecvTable {
 // last few as well). Thread-safe.
 std::shared_ptr<const RecvTable> recv_table(int p);
 
-// The blocks the processor `to` receives in a round of index k of p = sk.p ranks (offset added to the schedule
-// values, circulant_tables.hpp) of the all-gatherv of B = `blocks` global blocks
+// The blocks the processor `to` receives in a round of index k of p = sk.p ranks (offset added to
+// the schedule values, circulant_tables.hpp) of the all-gatherv of B = `blocks` global blocks
 // (origin o owning [ceil(oB/p), ceil((o+1)B/p)), allgatherv_generators.hpp): for every origin
 // o != to, block recvblock_{(to - o) mod p}[k] + offset of o, capped to o's last block; origins
 // whose value is negative, and origins owning nothing, contribute nothing. The sender's op and
 // the receiver's op are the same set. O(1), no table, because of two facts of the receive
-// schedules (tests/unit/schedule/circulant/circulant_message_test.cpp checks both against the table):
+// schedules (tests/unit/schedule/circulant/circulant_message_test.cpp checks both against the
+// table):
 //  - the largest value of column k is k (processor skip[k] gets block k from the root), so with
 //    B > p, where every origin owns a block, the message is empty iff k + offset < 0; otherwise
 //    it is a rule read from the table;

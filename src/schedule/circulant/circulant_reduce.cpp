@@ -59,8 +59,8 @@ double circulant_reduce_predict(const GeneratorInput& in) {
   const FoldCirculant c(p, n);
   const std::vector<double> a = estimate::arrivals_of(in);
   const double start = *std::max_element(a.begin(), a.end());
-  const double round =
-      in.cost.alpha + (in.cost.beta + in.cost.gamma) * estimate::blocks_bytes(in, 1);
+  const double round = in.cost.alpha +
+                       (in.cost.beta + in.cost.gamma) * estimate::blocks_bytes(in, 1);
   std::vector<double> finish(static_cast<size_t>(p));
   const double slots = c.last_real_round() + 1;
   const double scale = reduce_rounds(c) / slots;

@@ -8,9 +8,7 @@
 
 namespace papcoll::circulant {
 
-const char* send_impl_name(SendImpl impl) {
-  return impl == SendImpl::logp ? "logp" : "reference";
-}
+const char* send_impl_name(SendImpl impl) { return impl == SendImpl::logp ? "logp" : "reference"; }
 
 TimingResult time_circulant(int from, int to, SendImpl impl, int step) {
   using clock = std::chrono::steady_clock;
@@ -28,8 +26,10 @@ TimingResult time_circulant(int from, int to, SendImpl impl, int step) {
     for (int r = 0; r < p; ++r) {
       // Each processor's own work in Algorithm 1: its receive and its send schedule.
       recv_schedule(sk, r, rb);
-      if (impl == SendImpl::logp) send_schedule(sk, r, sb);
-      else send_schedule_reference(sk, r, sb);
+      if (impl == SendImpl::logp)
+        send_schedule(sk, r, sb);
+      else
+        send_schedule_reference(sk, r, sb);
       for (int k = 0; k < sk.q; ++k) sum = sum * 31 + static_cast<uint64_t>(rb[k] * 64 + sb[k]);
     }
     const double s = std::chrono::duration<double>(clock::now() - t0).count();

@@ -59,8 +59,7 @@ int ActiveSet::merge_and_clean(int64_t round, Done done) {
   int head = -1;
   int64_t kh = 0;
   const int a0 = next_awaiting();
-  if (gi < g_.size() &&
-      (a0 < 0 || clk_.before(k_of(g_[gi], round), g_[gi], clk_.k0[a0], a0))) {
+  if (gi < g_.size() && (a0 < 0 || clk_.before(k_of(g_[gi], round), g_[gi], clk_.k0[a0], a0))) {
     head = g_[gi];
     kh = k_of(head, round);
   } else if (a0 >= 0) {

@@ -31,9 +31,12 @@ size_t reference_index(const std::vector<Impl>& impls) {
 const char* dist_name(Dist d) { return d == Dist::uniform ? "uniform" : "skewed"; }
 
 bool parse_dist(const std::string& s, Dist* out) {
-  if (s == "uniform") *out = Dist::uniform;
-  else if (s == "skewed") *out = Dist::skewed;
-  else return false;
+  if (s == "uniform")
+    *out = Dist::uniform;
+  else if (s == "skewed")
+    *out = Dist::skewed;
+  else
+    return false;
   return true;
 }
 
@@ -108,8 +111,8 @@ BenchResult bench(const std::vector<int>& ps, int segments_fixed, const std::vec
         c.runs = runs;
         const double mean = runs ? sum[i] / runs : 0;
         c.mean_ms = mean;
-        c.stddev_ms = runs > 1 ? std::sqrt(std::max(0.0, (sum2[i] - runs * mean * mean) / (runs - 1)))
-                               : 0;
+        c.stddev_ms =
+            runs > 1 ? std::sqrt(std::max(0.0, (sum2[i] - runs * mean * mean) / (runs - 1))) : 0;
         c.cpu_mean_ms = runs ? cpu[i] / runs : 0;
         c.bits_per_pair = bits[i];
         c.mean_transfers = runs ? transfers[i] / runs : 0;
@@ -176,7 +179,9 @@ std::string bench_json(const BenchResult& r) {
             num(c.mean_ms > 0 ? r.cells[k].mean_ms / c.mean_ms : 0);
     ratios.push_back(std::move(g));
   });
-  Json doc{{"results", std::move(results)}, {"ratios", std::move(ratios)}, {"identical", r.identical}};
+  Json doc{{"results", std::move(results)},
+           {"ratios", std::move(ratios)},
+           {"identical", r.identical}};
   if (!r.identical) doc["mismatch"] = r.mismatch;
   return doc.dump() + "\n";
 }
@@ -195,7 +200,8 @@ std::string bench_text(const BenchResult& r) {
         << std::setprecision(3) << std::setw(12) << x.mean_ms << " ms  (sd " << x.stddev_ms
         << ", cpu " << x.cpu_mean_ms << ")  " << std::setprecision(2) << x.bits_per_pair
         << " bits/pair";
-      if (k != ref && c.mean_ms > 0) o << "  x" << x.mean_ms / c.mean_ms << " of " << impl_name(c.impl);
+      if (k != ref && c.mean_ms > 0)
+        o << "  x" << x.mean_ms / c.mean_ms << " of " << impl_name(c.impl);
       o << '\n';
     }
   });

@@ -22,7 +22,8 @@ BitColumnTree::BitColumnTree(int capacity, int bits)
 }
 
 void BitColumnTree::reset(int leaves) {
-  if (leaves < 1 || leaves > capacity_) throw std::invalid_argument("BitColumnTree: bad leaf count");
+  if (leaves < 1 || leaves > capacity_)
+    throw std::invalid_argument("BitColumnTree: bad leaf count");
   leaves_ = leaves;
   m_ = 1;
   while (m_ < leaves) m_ *= 2;

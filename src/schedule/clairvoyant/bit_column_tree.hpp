@@ -1,15 +1,15 @@
 // The segment tree of Sect. 5.4 over bit-packed columns: leaf k is one process's column of N
-// state bits (1 = P, 0 = E; Sect. 5.3), every internal node the bitwise OR of its two children, so a
-// node tells which segments some leaf below it holds. Columns are stored as 64-bit words, so an OR of
-// two columns is N/64 word operations, done in 128-bit vectors, or 256-bit ones on CPUs with AVX2
-// (the paper's N/SIMD; bit_columns.hpp), and "first set bit" is a count of trailing zeros
+// state bits (1 = P, 0 = E; Sect. 5.3), every internal node the bitwise OR of its two children, so
+// a node tells which segments some leaf below it holds. Columns are stored as 64-bit words, so an
+// OR of two columns is N/64 word operations, done in 128-bit vectors, or 256-bit ones on CPUs with
+// AVX2 (the paper's N/SIMD; bit_columns.hpp), and "first set bit" is a count of trailing zeros
 // (Sect. 5.4.2). The tree answers which segments some other leaf holds (Listing 3, and the root
 // node); who holds a given segment is answered by holder_rows.hpp instead of a descent (Listings
 // 4 and 5): see there.
 //
 // Layout as in the paper (Sect. 5.4): with m the smallest power of two >= the number of leaves in
-// use, node 1 is the root, node i has children 2i and 2i+1 and parent i/2, and leaf k is node m + k.
-// The internal nodes 1..m-1 are stored here, sized once for `capacity` leaves; reset() picks the
+// use, node 1 is the root, node i has children 2i and 2i+1 and parent i/2, and leaf k is node m +
+// k. The internal nodes 1..m-1 are stored here, sized once for `capacity` leaves; reset() picks the
 // number of leaves in use, so a tree over few leaves is low. The leaves are not copied: a leaf is a
 // pointer to its process's column in the caller's state (the paper's "saved copies" are then the
 // columns themselves), or to an all-zero column for padding and for processes that have sent
@@ -126,12 +126,12 @@ class BitColumnTree {
   int built_m_ = 0;
   int built_leaves_ = 0;
   int built_used_[32] = {};
-  int m_ = 1;       // leaves rounded up to a power of two
-  int stride_ = 1;  // stride_words(N)
-  std::vector<uint64_t> storage_;       // internal nodes of the largest tree, then the zero column
-  uint64_t* base_ = nullptr;            // node 0 (unused), 128-byte aligned
-  const uint64_t* zero_ = nullptr;      // an all-zero column
-  std::vector<const uint64_t*> leaf_;   // the leaves' columns
+  int m_ = 1;                          // leaves rounded up to a power of two
+  int stride_ = 1;                     // stride_words(N)
+  std::vector<uint64_t> storage_;      // internal nodes of the largest tree, then the zero column
+  uint64_t* base_ = nullptr;           // node 0 (unused), 128-byte aligned
+  const uint64_t* zero_ = nullptr;     // an all-zero column
+  std::vector<const uint64_t*> leaf_;  // the leaves' columns
 };
 
 }  // namespace papcoll::clairvoyant

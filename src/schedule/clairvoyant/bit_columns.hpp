@@ -61,7 +61,7 @@ struct Columns {
       } else {
         u64x2 acc[NV] = {};
         for (int i = 0; i < n; ++i)
-          #pragma GCC unroll 8
+#pragma GCC unroll 8
           for (int j = 0; j < NV; ++j) {
             u64x2 v;
             std::memcpy(&v, src[i] + c * B + 2 * j, sizeof v);
@@ -88,7 +88,7 @@ struct Columns {
       for (int c = 0; c < blocks(stride); ++c) out[c] = a[c] | b[c];
     } else {
       for (int c = 0; c < blocks(stride); ++c)
-        #pragma GCC unroll 8
+#pragma GCC unroll 8
         for (int j = 0; j < NV; ++j) {
           const int o = c * B + 2 * j;
           u64x2 x, y;
@@ -117,7 +117,7 @@ struct Columns {
       const uint64_t* sib = sib0;
       for (int i = node; i > 1; i >>= 1) {
         uint64_t* parent = base + static_cast<size_t>(i >> 1) * step;
-        #pragma GCC unroll 8
+#pragma GCC unroll 8
         for (int j = 0; j < NV; ++j) {
           u64x2 v;
           std::memcpy(&v, sib + 2 * j, sizeof v);

@@ -17,8 +17,8 @@ typedef uint64_t u64x4 __attribute__((vector_size(32)));
 // sibling) is the address of node i with one bit flipped: no multiplications.
 template <int V, int STEP>
 __attribute__((target("avx2"), always_inline)) inline void clear_up_words(const uint64_t* sib,
-                                                                           uint64_t* base,
-                                                                           int node, size_t step) {
+                                                                          uint64_t* base, int node,
+                                                                          size_t step) {
   const size_t stride = STEP ? STEP : step;
   u64x4 cur[V] = {};
   for (int i = node >> 1; i >= 1; i >>= 1) {
@@ -39,8 +39,8 @@ __attribute__((target("avx2"), always_inline)) inline void clear_up_words(const 
 
 }  // namespace
 
-__attribute__((target("avx2"))) void clear_up_avx2(const uint64_t* sib0, uint64_t* base,
-                                                    int node, size_t step, int words) {
+__attribute__((target("avx2"))) void clear_up_avx2(const uint64_t* sib0, uint64_t* base, int node,
+                                                   size_t step, int words) {
   const uintptr_t at = reinterpret_cast<uintptr_t>(base);
   if (words == 4)
     return step == 4 && at % 64 == 0 ? clear_up_words<1, 4>(sib0, base, node, step)

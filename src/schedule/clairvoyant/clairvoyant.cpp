@@ -80,9 +80,8 @@ Schedule to_schedule(const Instance& in, const Result& r) {
 
 int64_t Result::round_of(size_t transfer) const {
   if (transfer >= transfers.size()) throw std::out_of_range("clairvoyant: no such transfer");
-  const auto it = std::upper_bound(
-      round_starts.begin(), round_starts.end(), transfer,
-      [](size_t i, const RoundStart& s) { return i < s.first; });
+  const auto it = std::upper_bound(round_starts.begin(), round_starts.end(), transfer,
+                                   [](size_t i, const RoundStart& s) { return i < s.first; });
   return std::prev(it)->round;
 }
 

@@ -54,10 +54,10 @@ struct Instance {
 // first touching) that memory was a fifth of segtree's time. The round is kept per round, not per
 // transfer (Result::round_starts).
 struct Transfer {
-  int from = 0;              // the peer z that sends
-  int to = 0;                // the receiver i
+  int from = 0;  // the peer z that sends
+  int to = 0;    // the receiver i
   uint32_t segment : 31 = 0;
-  uint32_t copy : 1 = 0;     // receiver held the segment in state E: overwrite, do not reduce
+  uint32_t copy : 1 = 0;  // receiver held the segment in state E: overwrite, do not reduce
   bool operator==(const Transfer&) const = default;
 };
 static_assert(sizeof(Transfer) == 12);
@@ -84,10 +84,10 @@ struct Result {
   bool same_transfers(const Result& o) const {
     return transfers == o.transfers && round_starts == o.round_starts;
   }
-  int64_t rounds = 0;        // number of rounds simulated (last round + 1)
-  int64_t busy_rounds = 0;   // rounds with at least two processes in G
-  int64_t searches = 0;      // peer searches in those rounds (the sum of |G|)
-  double state_bits = 0;     // bits of per-(process, segment) state the implementation allocates
+  int64_t rounds = 0;       // number of rounds simulated (last round + 1)
+  int64_t busy_rounds = 0;  // rounds with at least two processes in G
+  int64_t searches = 0;     // peer searches in those rounds (the sum of |G|)
+  double state_bits = 0;    // bits of per-(process, segment) state the implementation allocates
 };
 
 enum class Impl { linear, pairing, segtree };
@@ -102,7 +102,8 @@ Result run_pairing(const Instance& in);
 Result run_segtree(const Instance& in);
 Result run(Impl impl, const Instance& in);
 
-// The implementation used when none is asked for: the fastest for the instance (docs/algorithms.md).
+// The implementation used when none is asked for: the fastest for the instance
+// (docs/algorithms.md).
 Impl default_impl(const Instance& in);
 
 // The transfers as the steps of a papcoll reduce schedule (one block per segment), for the ranks

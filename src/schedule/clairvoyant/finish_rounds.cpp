@@ -85,8 +85,8 @@ std::shared_ptr<const FinishRounds> finish_rounds(const Instance& in) {
   f->transfer_rounds = static_cast<int64_t>(r.round_starts.size());
   f->last_round.assign(static_cast<size_t>(in.p), -1);
   for (size_t k = 0; k < r.round_starts.size(); ++k) {
-    const size_t end =
-        k + 1 < r.round_starts.size() ? r.round_starts[k + 1].first : r.transfers.size();
+    const size_t end = k + 1 < r.round_starts.size() ? r.round_starts[k + 1].first
+                                                     : r.transfers.size();
     for (size_t i = r.round_starts[k].first; i < end; ++i)
       f->last_round[r.transfers[i].from] = f->last_round[r.transfers[i].to] =
           r.round_starts[k].round;

@@ -117,14 +117,14 @@ class HolderRows {
       ++cursor_;
   }
 
-  const int q_;                 // words per row: ceil(P / 64)
-  std::vector<int> pos_;        // process -> position (fractional-arrival order)
-  std::vector<int> proc_at_;    // position -> process
-  std::vector<uint64_t> rows_;  // row s: bit pos set = that process can send s (set())
-  std::vector<uint64_t> avail_; // bit pos set = a member of G that has not sent this round
-  std::vector<int> word_;       // avail_'s words in G order (q_ + 1 entries) ...
-  std::vector<uint64_t> mask_;  // ... and the bits of each entry that belong to it
-  int cursor_ = 0;              // the first entry of word_ with a bit of avail_ set
+  const int q_;                  // words per row: ceil(P / 64)
+  std::vector<int> pos_;         // process -> position (fractional-arrival order)
+  std::vector<int> proc_at_;     // position -> process
+  std::vector<uint64_t> rows_;   // row s: bit pos set = that process can send s (set())
+  std::vector<uint64_t> avail_;  // bit pos set = a member of G that has not sent this round
+  std::vector<int> word_;        // avail_'s words in G order (q_ + 1 entries) ...
+  std::vector<uint64_t> mask_;   // ... and the bits of each entry that belong to it
+  int cursor_ = 0;               // the first entry of word_ with a bit of avail_ set
 };
 
 }  // namespace papcoll::clairvoyant

@@ -37,10 +37,12 @@ Result run_linear(const Instance& in) {
   const size_t n = static_cast<size_t>(N);
 
   std::vector<uint8_t> M(static_cast<size_t>(P) * n, kA);  // line 1, process-major
-  std::vector<char> S(static_cast<size_t>(P), 0);         // line 2: S(z) = "has sent this round"
-  std::vector<int> pprime(static_cast<size_t>(P), -1);    // the segment a process holds in P'
+  std::vector<char> S(static_cast<size_t>(P), 0);          // line 2: S(z) = "has sent this round"
+  std::vector<int> pprime(static_cast<size_t>(P), -1);     // the segment a process holds in P'
 
-  auto later = [&clk](const Entry& a, const Entry& b) { return clk.before(b.k, b.rank, a.k, a.rank); };
+  auto later = [&clk](const Entry& a, const Entry& b) {
+    return clk.before(b.k, b.rank, a.k, a.rank);
+  };
   std::priority_queue<Entry, std::vector<Entry>, decltype(later)> Q(later);  // line 3
   for (int i = 0; i < P; ++i) Q.push({clk.k0[i], i});
 
@@ -78,7 +80,7 @@ Result run_linear(const Instance& in) {
 
     for (const int i : order) {  // line 12
       uint8_t* Mi = &M[static_cast<size_t>(i) * n];
-      int j = 0, z = -1;  // line 13
+      int j = 0, z = -1;        // line 13
       while (z < 0 && j < N) {  // line 19
         if (i != sink) {
           while (j < N && Mi[j] >= kE) ++j;  // line 21: first j with M(i,j) in {A, P}

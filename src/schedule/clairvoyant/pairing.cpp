@@ -81,7 +81,9 @@ Result run_pairing(const Instance& in) {
       if (Mc[x] <= kP) insert(c, x);
   };
 
-  auto later = [&clk](const Entry& a, const Entry& b) { return clk.before(b.k, b.rank, a.k, a.rank); };
+  auto later = [&clk](const Entry& a, const Entry& b) {
+    return clk.before(b.k, b.rank, a.k, a.rank);
+  };
   std::priority_queue<Entry, std::vector<Entry>, decltype(later)> Q(later);
   for (int i = 0; i < P; ++i) Q.push({clk.k0[i], i});
 

@@ -72,8 +72,8 @@ class SegtreeRun {
 
   Result run() {
     Result res;
-    res.state_bits = static_cast<double>(tree_.allocated_bits() + state_.size() * 64 +
-                                         rows_.allocated_bits());
+    res.state_bits =
+        static_cast<double>(tree_.allocated_bits() + state_.size() * 64 + rows_.allocated_bits());
     // Every process but the root sends each segment at least once: about P*N transfers.
     res.transfers.reserve(static_cast<size_t>(P_) * static_cast<size_t>(N_) + 16);
     int done = 0;

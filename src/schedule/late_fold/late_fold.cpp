@@ -116,7 +116,8 @@ LateFoldPlan late_fold_plan(const GeneratorInput& in) {
   if (static_cast<int>(in.arrivals.size()) == in.p && plan.chunk_time > 0) {
     const double first = in.arrivals[plan.prr.order[0]];
     for (int i = 0; i < in.p; ++i) {
-      const double s = std::floor((in.arrivals[plan.prr.order[i]] - first) / plan.chunk_time + 1e-9);
+      const double s =
+          std::floor((in.arrivals[plan.prr.order[i]] - first) / plan.chunk_time + 1e-9);
       plan.prr.slot[i] = std::isfinite(s) ? static_cast<long>(std::clamp(s, 0.0, 1e12)) : 0;
     }
   }

@@ -77,8 +77,8 @@ class FoldCirculant {
 // the same whatever block count the call uses, but without PRR's cap on the slots (the early
 // group's Clairvoyant needs the real spread). Everything late-fold decides is a function of it.
 struct LateFoldPlan {
-  PrrPlan prr;             // order and slots
-  double chunk_time = 0;   // seconds per slot
+  PrrPlan prr;            // order and slots
+  double chunk_time = 0;  // seconds per slot
   // The arrivals as the plan sees them: rank r arrives at slot * chunk_time.
   std::vector<double> quantised;
 };
@@ -132,7 +132,8 @@ BlockRuns late_fold_runs(int fine_blocks, int p, bool ramp_up);
 BlockRuns fold_runs(int fine_blocks, int per, int q, bool ramp_up);
 
 // Time of logical rounds under the cost model: a round carrying logical block i costs one message
-// of its bytes (plus its reduction when `reduced`); round r >= count() carries the last block's size.
+// of its bytes (plus its reduction when `reduced`); round r >= count() carries the last block's
+// size.
 struct RunClock {
   std::vector<double> before;  // before[i]: the rounds of blocks 0..i-1
   double tail = 0;             // a round after the last block
@@ -156,15 +157,13 @@ struct EarlyReduce {
     int block;  // a logical block (segment) of `runs`
     bool copy;  // a receive that overwrites
   };
-  int64_t rounds = 0;     // rounds that hold a transfer
-  double round_time = 0;  // d: one segment sent and reduced
-  double start = 0;       // the earliest arrival in the group (round 0 starts there)
-  std::vector<int64_t> last_round;  // per group position: the last round it takes part in, -1
-  std::vector<std::vector<Op>> ops; // per group position
+  int64_t rounds = 0;                // rounds that hold a transfer
+  double round_time = 0;             // d: one segment sent and reduced
+  double start = 0;                  // the earliest arrival in the group (round 0 starts there)
+  std::vector<int64_t> last_round;   // per group position: the last round it takes part in, -1
+  std::vector<std::vector<Op>> ops;  // per group position
   // When position v is done: start + (last_round[v] + 1) d.
-  double done(int v) const {
-    return start + static_cast<double>(last_round[v] + 1) * round_time;
-  }
+  double done(int v) const { return start + static_cast<double>(last_round[v] + 1) * round_time; }
 };
 EarlyReduce early_reduce(const GeneratorInput& in, const BlockRuns& runs,
                          const std::vector<int>& group, const std::vector<double>& a);
@@ -175,7 +174,6 @@ EarlyReduce early_reduce(const GeneratorInput& in, const BlockRuns& runs,
 EarlyReduce early_reduce_timing(const GeneratorInput& in, const BlockRuns& runs,
                                 const std::vector<int>& group, const std::vector<double>& sim,
                                 const std::vector<double>& a);
-
 
 // How many rounds Träff's reduce (the broadcast `c` run backwards) takes when every position
 // moves as soon as its data is there: min(the padded schedule's real rounds, n - 1 + q)

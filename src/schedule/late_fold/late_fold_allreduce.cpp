@@ -181,7 +181,8 @@ void late_fold_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   if (late == 0) return emit_prr(in, out);
   // Phase 2 runs the broadcast with small first blocks, phase 1 its reversal with uniform ones
   // (late_fold_runs).
-  const BlockRuns runs = late_fold_runs(in.blocks, p, true), runs1 = late_fold_runs(in.blocks, p, false);
+  const BlockRuns runs = late_fold_runs(in.blocks, p, true),
+                  runs1 = late_fold_runs(in.blocks, p, false);
   auto one1 = [&](int b) { return runs1.set(b); };
   const LateFoldLayout l = late_fold_layout(plan.prr.order, late);
   const EarlyReduce early = early_reduce(in, runs1, l.rank_at, plan.quantised);

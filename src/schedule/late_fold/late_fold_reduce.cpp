@@ -16,8 +16,8 @@
 #include <algorithm>
 #include <limits>
 
-#include "schedule/estimate.hpp"
 #include "schedule/clairvoyant/finish_rounds.hpp"
+#include "schedule/estimate.hpp"
 #include "schedule/late_fold/late_fold.hpp"
 #include "schedule/reduce_generators.hpp"
 
@@ -87,8 +87,7 @@ int chosen_reduce_late(const GeneratorInput& in, const LateFoldPlan& plan) {
   int best = 0;
   double best_time = estimate_reduce_late(in, plan.prr.order, plan.quantised, plan.quantised, 0);
   for (int late = 1; late <= max_late(plan, kReduceMaxLate); ++late) {
-    const double t =
-        estimate_reduce_late(in, plan.prr.order, plan.quantised, plan.quantised, late);
+    const double t = estimate_reduce_late(in, plan.prr.order, plan.quantised, plan.quantised, late);
     if (t < best_time) best = late, best_time = t;
   }
   return best;

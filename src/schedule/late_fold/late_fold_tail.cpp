@@ -95,14 +95,15 @@ void FoldTail::emit(const GeneratorInput& in, int r, ScheduleSink& out) const {
 
 // The broadcast starts when the relay has the early sum and the root has the chain's first block,
 // one reduced block per round (the relay's pace), and a position finishes with its last round.
-void FoldTail::estimate(const GeneratorInput& in, const std::vector<double>& a,
-                        double relay_ready, std::vector<double>& finish) const {
+void FoldTail::estimate(const GeneratorInput& in, const std::vector<double>& a, double relay_ready,
+                        std::vector<double>& finish) const {
   const CostParams& cp = in.cost;
   const double whole = cp.alpha + cp.beta * in.bytes;
   const int n = runs_.count(), positions = c_.positions();
   const RunClock tr = run_clock(in, runs_, true);
   const double chain_in = chain_estimate(l_.chain, a, a[l_.root], tr, finish);
-  const double s2 = std::max({relay_ready, chain_in, a[l_.root]}) + tr.at(1);  // block 0 at the relay
+  const double s2 = std::max({relay_ready, chain_in, a[l_.root]}) +
+                    tr.at(1);  // block 0 at the relay
   finish[l_.rank_at[0]] = s2 + tr.at(n);
   if (positions <= kExactPositions) {
     for (int v = 1; v < positions; ++v) finish[l_.rank_at[v]] = s2 + tr.at(c_.timing(v).last + 1);
@@ -112,7 +113,8 @@ void FoldTail::estimate(const GeneratorInput& in, const std::vector<double>& a,
     // evenly spaced positions stands for every early rank (only the mean elapsed time is used).
     double sum = 0;
     for (int i = 0; i < kSampledPositions; ++i) {
-      const int v = 1 + static_cast<int>(static_cast<int64_t>(i) * (positions - 1) / kSampledPositions);
+      const int v = 1 +
+                    static_cast<int>(static_cast<int64_t>(i) * (positions - 1) / kSampledPositions);
       sum += tr.at(c_.timing(v).last + 1);
     }
     for (int v = 1; v < positions; ++v) finish[l_.rank_at[v]] = s2 + sum / kSampledPositions;

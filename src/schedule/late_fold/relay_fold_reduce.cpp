@@ -27,8 +27,8 @@ int ceil_log2_of(int p) {
 // reduce of the whole vector would use (the call's block count is a multiple of that, at least
 // p, so that the Rabenseifner fallback halves whole blocks).
 BlockRuns relay_reduce_runs(const GeneratorInput& in) {
-  const int logical = pipeline_blocks(in.bytes, ceil_log2_of(in.p) - 1, in.cost,
-                                      kBroadcastBlockFactor);
+  const int logical =
+      pipeline_blocks(in.bytes, ceil_log2_of(in.p) - 1, in.cost, kBroadcastBlockFactor);
   return fold_runs(in.blocks, std::max(1, in.blocks / std::max(1, logical)), 1, false);
 }
 
@@ -122,8 +122,8 @@ void relay_fold_reduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
 }
 
 int relay_fold_reduce_blocks(const GeneratorInput& in) {
-  const int logical = pipeline_blocks(in.bytes, ceil_log2_of(in.p) - 1, in.cost,
-                                      kBroadcastBlockFactor);
+  const int logical =
+      pipeline_blocks(in.bytes, ceil_log2_of(in.p) - 1, in.cost, kBroadcastBlockFactor);
   return logical * std::max(1, (in.p + logical - 1) / logical);
 }
 

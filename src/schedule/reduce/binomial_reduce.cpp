@@ -3,8 +3,8 @@
 // whose lowest set bit is 2^k sends everything it has gathered to v - 2^k. ceil(log2 p) rounds;
 // not segmented: each message carries all B blocks (B only changes the block split). Rank v first
 // receives from v + 2^i for every 2^i below its lowest set bit (every 2^i < p for the root).
-#include "schedule/reduce_generators.hpp"
 #include "schedule/estimate.hpp"
+#include "schedule/reduce_generators.hpp"
 
 namespace papcoll {
 
@@ -15,11 +15,11 @@ void binomial_reduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
     const int v = ((r - root) % p + p) % p;
     const int low = v == 0 ? 31 : __builtin_ctz(static_cast<unsigned>(v));
     for (int k = 0; k < low && (int64_t{1} << k) < p; ++k)
-      if (v + (int64_t{1} << k) < p) out.recv(r, k, (v + (1 << k) + root) % p, all, Combine::reduce);
+      if (v + (int64_t{1} << k) < p)
+        out.recv(r, k, (v + (1 << k) + root) % p, all, Combine::reduce);
     if (v != 0) out.send(r, low, (v - (1 << low) + root) % p, all);
   }
 }
-
 
 // The tree bottom-up (children have larger relative ranks): v has its subtree's sum once it has
 // received and reduced each child's, in round order, each as soon as both are ready; a child's

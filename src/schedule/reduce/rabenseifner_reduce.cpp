@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "schedule/allreduce/halving_ranges.hpp"
-#include "schedule/reduce_generators.hpp"
 #include "schedule/estimate.hpp"
+#include "schedule/reduce_generators.hpp"
 
 namespace papcoll {
 
@@ -59,7 +59,6 @@ void rabenseifner_reduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   }
 }
 
-
 // The fold (a folded-out rank finishes when its vector has reached its partner), the halvings with
 // every rank depending on every other (all start the gather together, estimate.hpp), then the
 // binomial gather bottom-up as in binomial_reduce_predict, each level's message the range a rank
@@ -79,8 +78,7 @@ double rabenseifner_reduce_predict(const GeneratorInput& in) {
   double start = 0;
   for (int rel = 0; rel < p; ++rel) {
     if (rel < 2 * extra && rel % 2 == 1) {
-      finish[real(rel)] =
-          std::max(a[real(rel)], a[real(rel - 1)]) + c.alpha + c.beta * in.bytes;
+      finish[real(rel)] = std::max(a[real(rel)], a[real(rel - 1)]) + c.alpha + c.beta * in.bytes;
       continue;
     }
     double ready = a[real(rel)];

@@ -13,8 +13,8 @@
 #include <cmath>
 #include <utility>
 
-#include "schedule/reduce_generators.hpp"
 #include "schedule/estimate.hpp"
+#include "schedule/reduce_generators.hpp"
 
 namespace papcoll {
 namespace {
@@ -97,7 +97,6 @@ void radix_k_reduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   }
 }
 
-
 // The fold, the reduce-scatter with every rank depending on every other (k_i - 1 steps per digit,
 // each a part of the range reduced), then the gather digit by digit: a group's leader takes its
 // members' parts one after the other, member c's send ending c messages into its digit's step.
@@ -118,7 +117,8 @@ double radix_k_reduce_predict(const GeneratorInput& in) {
       continue;
     }
     double ready = a[real(v)];
-    if (v < extra) ready = std::max(ready, a[real(pp + v)]) + c.alpha + (c.beta + c.gamma) * in.bytes;
+    if (v < extra)
+      ready = std::max(ready, a[real(pp + v)]) + c.alpha + (c.beta + c.gamma) * in.bytes;
     start = v == 0 ? ready : std::max(start, ready);
   }
   std::vector<double> part(k.size());  // bytes of one part of digit i's split

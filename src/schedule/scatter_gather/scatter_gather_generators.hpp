@@ -18,11 +18,21 @@
 
 namespace papcoll {
 
-enum class SgTreeKind { linear, binomial, binomial_minfirst, binomial_maxfirst, traff, traff_model };
+enum class SgTreeKind {
+  linear,
+  binomial,
+  binomial_minfirst,
+  binomial_maxfirst,
+  traff,
+  traff_model
+};
 
-inline constexpr SgTreeKind kSgTreeKinds[] = {
-    SgTreeKind::linear,           SgTreeKind::binomial, SgTreeKind::binomial_minfirst,
-    SgTreeKind::binomial_maxfirst, SgTreeKind::traff,    SgTreeKind::traff_model};
+inline constexpr SgTreeKind kSgTreeKinds[] = {SgTreeKind::linear,
+                                              SgTreeKind::binomial,
+                                              SgTreeKind::binomial_minfirst,
+                                              SgTreeKind::binomial_maxfirst,
+                                              SgTreeKind::traff,
+                                              SgTreeKind::traff_model};
 
 // The registry name: linear, binomial, binomial-minfirst, binomial-maxfirst, traff, traff-model.
 const char* sg_tree_name(SgTreeKind k);

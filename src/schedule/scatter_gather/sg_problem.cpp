@@ -15,11 +15,11 @@ SgProblem::SgProblem(Collective c, const GeneratorInput& in)
   if (p_ < 1) throw std::invalid_argument("p must be at least 1");
   root_ = in.root < 0 ? 0 : in.root;
   if (root_ >= p_)
-    throw std::invalid_argument("root " + std::to_string(in.root) + " out of range for p=" +
-                                std::to_string(p_));
+    throw std::invalid_argument("root " + std::to_string(in.root) +
+                                " out of range for p=" + std::to_string(p_));
   if (!in.counts.empty() && static_cast<int>(in.counts.size()) != p_)
-    throw std::invalid_argument(std::to_string(in.counts.size()) + " counts for p=" +
-                                std::to_string(p_) + " (one per rank)");
+    throw std::invalid_argument(std::to_string(in.counts.size()) +
+                                " counts for p=" + std::to_string(p_) + " (one per rank)");
   for (size_t i = 0; i < in.counts.size(); ++i)
     if (in.counts[i] < 0)
       throw std::invalid_argument("count of rank " + std::to_string(i) + " is negative");

@@ -84,7 +84,8 @@ void two_level_allgatherv_schedule(const GeneratorInput& in, ScheduleSink& out) 
   std::vector<BlockSet> map(static_cast<size_t>(ap.per) * plan.nodes);
   for (int k = 0; k < plan.nodes; ++k) {
     std::vector<int> ids;
-    for (int r : plan.ranks[k]) origin_blocks(blocks, in.p, r).for_each([&](int b) { ids.push_back(b); });
+    for (int r : plan.ranks[k])
+      origin_blocks(blocks, in.p, r).for_each([&](int b) { ids.push_back(b); });
     const int n = static_cast<int>(ids.size());
     for (int j = 0; j < ap.per; ++j) {
       BlockSet s;

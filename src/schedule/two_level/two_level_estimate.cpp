@@ -124,7 +124,8 @@ double spread_to_nodes_estimate(const GeneratorInput& in, const TwoLevelPlan& pl
     for (size_t i = 0; i < others.size(); ++i) {
       done[others[i]] = got[i + 1];
       // A rank is done after its own sends too: the last child's message.
-      for (const auto& [child, bit] : binomial::children(static_cast<int>(ma.size()), static_cast<int>(i) + 1))
+      for (const auto& [child, bit] :
+           binomial::children(static_cast<int>(ma.size()), static_cast<int>(i) + 1))
         done[others[i]] = std::max(done[others[i]], got[child]);
     }
     for (const auto& [child, bit] : binomial::children(static_cast<int>(ma.size()), 0))

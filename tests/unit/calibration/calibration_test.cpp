@@ -37,7 +37,8 @@ void check_pairs(const std::vector<int>& node_of, bool intra) {
     if (a.partner < 0) continue;
     ++paired;
     ASSERT_NE(a.partner, r);
-    const Pairing b = intra ? intra_node_pair(node_of, a.partner) : inter_node_pair(node_of, a.partner);
+    const Pairing b = intra ? intra_node_pair(node_of, a.partner)
+                            : inter_node_pair(node_of, a.partner);
     EXPECT_EQ(b.partner, r);
     EXPECT_NE(a.initiator, b.initiator);
     EXPECT_EQ(a.initiator, r < a.partner);
@@ -47,9 +48,13 @@ void check_pairs(const std::vector<int>& node_of, bool intra) {
 }
 
 TEST(CalibrationPlan, PairsWithinAndBetweenNodes) {
-  for (const auto& hosts : std::vector<std::vector<int>>{
-           {0, 0, 0, 0}, {0, 1, 2, 3}, {0, 0, 1, 1, 2, 2}, {0, 0, 0, 1}, {5, 1, 5, 1, 5, 1, 5},
-           {0}, {0, 0, 0, 0, 0, 0, 0, 1}}) {
+  for (const auto& hosts : std::vector<std::vector<int>>{{0, 0, 0, 0},
+                                                         {0, 1, 2, 3},
+                                                         {0, 0, 1, 1, 2, 2},
+                                                         {0, 0, 0, 1},
+                                                         {5, 1, 5, 1, 5, 1, 5},
+                                                         {0},
+                                                         {0, 0, 0, 0, 0, 0, 0, 1}}) {
     const std::vector<int> node_of = nodes_of_hosts(hosts);
     check_pairs(node_of, true);
     check_pairs(node_of, false);
@@ -101,7 +106,8 @@ TEST(CalibrationPlan, BudgetSplitAndEstimates) {
   EXPECT_EQ(split_budget(0.02, false, true).intra_s, 0);
   // Round trips of a 22 us / 8 ns/B link: 2 alpha small, 2 alpha + beta m large.
   const double m = 65536;
-  const PairEstimate e = estimate_pair({44e-6, 45e-6, 44e-6}, {44e-6 + 8e-9 * m, 1, 44e-6 + 8e-9 * m}, m);
+  const PairEstimate e =
+      estimate_pair({44e-6, 45e-6, 44e-6}, {44e-6 + 8e-9 * m, 1, 44e-6 + 8e-9 * m}, m);
   EXPECT_NEAR(e.alpha, 22e-6, 1e-12);
   EXPECT_NEAR(e.beta, 8e-9, 1e-15);
   EXPECT_TRUE(std::isnan(estimate_pair({}, {}, m).alpha));
@@ -113,9 +119,9 @@ TEST(CalibrationPlan, BudgetSplitAndEstimates) {
   EXPECT_FALSE(grow_large_message(2e-6, 2e-6 + 8e-11 * 4 * m, 4 * m, 4 << 20));
   EXPECT_FALSE(grow_large_message(2e-6, 2e-6, 2 << 20, 4 << 20));  // at the cap
   // Growing: two steps of the larger size (2 small + 4 x the extra each) must fit what is left.
-  EXPECT_TRUE(larger_message_fits(0.001, 10e-6, 60e-6, 0.010));   // 2 x 220 us left over
+  EXPECT_TRUE(larger_message_fits(0.001, 10e-6, 60e-6, 0.010));  // 2 x 220 us left over
   EXPECT_FALSE(larger_message_fits(0.0096, 10e-6, 60e-6, 0.010));
-  EXPECT_FALSE(larger_message_fits(0, 1e-3, 2e-3, 0.010));         // 2 x 6 ms > 10 ms
+  EXPECT_FALSE(larger_message_fits(0, 1e-3, 2e-3, 0.010));  // 2 x 6 ms > 10 ms
 }
 
 TEST(NetworkParams, InUseTakesInterNodeLinksWhenTheCommunicatorSpansNodes) {
@@ -164,9 +170,9 @@ TEST(NetworkParams, EnvironmentSetting) {
   s = parse_network_setting("1e-6, 8e-11, 1e-12");
   ASSERT_TRUE(s.error.empty()) << s.error;
   EXPECT_EQ(s.params.gamma[2], 1e-12);
-  for (const char* bad : {"1e-6", "1e-6,2e-9,3,4", "0,1e-9", "1e-6,-1", "1e-6,nan", "1e-6,inf",
-                          "1e-6,x", "5,1e-9,-1", "1e-6,,1", "nan,1e-9", "INF,1e-9", "5us,1e-9", "1e-6,2e-9,",
-                          "-1e-6,1e-9", "1e-6 2e-9"})
+  for (const char* bad :
+       {"1e-6", "1e-6,2e-9,3,4", "0,1e-9", "1e-6,-1", "1e-6,nan", "1e-6,inf", "1e-6,x", "5,1e-9,-1",
+        "1e-6,,1", "nan,1e-9", "INF,1e-9", "5us,1e-9", "1e-6,2e-9,", "-1e-6,1e-9", "1e-6 2e-9"})
     EXPECT_FALSE(parse_network_setting(bad).error.empty()) << bad;
   s = parse_network_setting("/tmp/cluster.model");
   EXPECT_TRUE(s.is_path);
@@ -189,8 +195,8 @@ TEST(NetworkParams, FromLinkModelPerClass) {
   EXPECT_EQ(n.inter.alpha, 20e-6);
   EXPECT_EQ(n.inter.beta, 8e-9);
   EXPECT_EQ(n.source, NetworkSource::model_file);
-  const NetworkParams h =
-      params_from_link_model(*LinkModel::homogeneous(8, 5e-6, 1e-9).model, {0, 1, 2, 3, 4, 5, 6, 7});
+  const NetworkParams h = params_from_link_model(*LinkModel::homogeneous(8, 5e-6, 1e-9).model,
+                                                 {0, 1, 2, 3, 4, 5, 6, 7});
   EXPECT_EQ(h.inter.alpha, 5e-6);
   EXPECT_FALSE(h.intra.known());
 }
@@ -222,16 +228,18 @@ TEST(CalibrationFile, KeyIgnoresRankOrderButNotSizeOrLibrary) {
             calibration_key_hash(hosts_of({1, 2, 0, 1}), 4, lib));
   EXPECT_NE(calibration_key_hash(hosts_of({0, 1, 1, 2}), 4, lib),
             calibration_key_hash(hosts_of({0, 1, 2, 2}), 4, lib));
-  EXPECT_NE(calibration_key_hash(hosts_of({0, 1}), 2, lib), calibration_key_hash(hosts_of({0, 1}), 3, lib));
+  EXPECT_NE(calibration_key_hash(hosts_of({0, 1}), 2, lib),
+            calibration_key_hash(hosts_of({0, 1}), 3, lib));
   EXPECT_NE(calibration_key_hash(hosts_of({0, 1}), 2, lib),
             calibration_key_hash(hosts_of({0, 1}), 2, "MPICH 4.0"));
   // PAPCOLL_NODES's layout keys the file too; without it the key is what it always was.
   const std::uint64_t plain = calibration_key_hash(hosts_of({0, 0, 0, 0}), 4, lib);
   EXPECT_EQ(plain, calibration_key_hash(hosts_of({0, 0, 0, 0}), 4, lib, ""));
-  const std::uint64_t two = calibration_key_hash(hosts_of({0, 0, 0, 0}), 4, lib,
-                                                 block_node_layout(4, 2).key());
+  const std::uint64_t two =
+      calibration_key_hash(hosts_of({0, 0, 0, 0}), 4, lib, block_node_layout(4, 2).key());
   EXPECT_NE(plain, two);
-  EXPECT_NE(two, calibration_key_hash(hosts_of({0, 0, 0, 0}), 4, lib, block_node_layout(4, 1).key()));
+  EXPECT_NE(two,
+            calibration_key_hash(hosts_of({0, 0, 0, 0}), 4, lib, block_node_layout(4, 1).key()));
   EXPECT_EQ(key_text(0x1a2bULL), "0000000000001a2b");
 }
 
@@ -273,8 +281,9 @@ TEST(CalibrationFile, CorruptAndForeignFilesAreRefusedWithAReason) {
   EXPECT_NE(error_of("", k).find("not a papcoll calibration file"), std::string::npos);
   EXPECT_NE(error_of("papcoll-model 1\np 4\nend\n", k).find("not a papcoll calibration"),
             std::string::npos);
-  EXPECT_NE(error_of(replaced("papcoll-calibration 1", "papcoll-calibration 2"), k).find("unsupported"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(replaced("papcoll-calibration 1", "papcoll-calibration 2"), k).find("unsupported"),
+      std::string::npos);
   EXPECT_NE(error_of(good.substr(0, good.size() - 4), k).find("truncated"), std::string::npos);
   EXPECT_NE(error_of(good.substr(0, good.size() / 2), k).find("c.txt"), std::string::npos);
   EXPECT_NE(error_of(replaced("inter 2.2e-05 8e-09", "inter 2.2e-05 -8e-09"), k).find("line"),
@@ -292,8 +301,9 @@ TEST(CalibrationFile, CorruptAndForeignFilesAreRefusedWithAReason) {
   EXPECT_NE(error_of(good, other).find("foreign"), std::string::npos);
   CalibrationKey lib = k;
   lib.library = "MPICH 4.0";
-  EXPECT_NE(error_of(replaced("key " + key_text(k.hash), "key " + key_text(k.hash)), lib).find("foreign"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(replaced("key " + key_text(k.hash), "key " + key_text(k.hash)), lib).find("foreign"),
+      std::string::npos);
   EXPECT_NE(error_of(replaced("ranks 4", "ranks 5"), k).find("foreign"), std::string::npos);
 }
 

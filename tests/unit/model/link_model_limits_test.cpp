@@ -32,7 +32,8 @@ TEST(LinkModelLimits, PerPairLinksUpTo4096Ranks) {
       limit_error("papcoll-model 1\np 4097\ndefault 1e-6 1e-9\n0 1 1e-6 1e-9\nend\n");
   EXPECT_NE(e.find("line 4: per-pair links are supported up to p=4096"), std::string::npos) << e;
   // A homogeneous model is two numbers for any p up to 65536.
-  const LinkModelResult h = parse_link_model("papcoll-model 1\np 65536\ndefault 1e-6 1e-9\nend\n", "h");
+  const LinkModelResult h =
+      parse_link_model("papcoll-model 1\np 65536\ndefault 1e-6 1e-9\nend\n", "h");
   ASSERT_TRUE(h.ok()) << h.error;
   EXPECT_EQ(h.model->p(), 65536);
   EXPECT_TRUE(h.model->is_homogeneous());
@@ -48,9 +49,8 @@ TEST(LinkModelLimits, LinesAreAtMost4096Bytes) {
       limit_error("papcoll-model 1\np 2\n# " + std::string(5000, 'x') + "\ndefault 1 1\nend\n");
   EXPECT_NE(e.find("line 3: longer than 4096 bytes"), std::string::npos) << e;
   // 4096 bytes exactly is fine.
-  EXPECT_TRUE(parse_link_model("papcoll-model 1\np 2\n#" + std::string(4095, 'x') +
-                                   "\ndefault 1 1\nend\n",
-                               "m")
+  EXPECT_TRUE(parse_link_model(
+                  "papcoll-model 1\np 2\n#" + std::string(4095, 'x') + "\ndefault 1 1\nend\n", "m")
                   .ok());
 }
 
@@ -59,7 +59,8 @@ TEST(LinkModelLimits, FilesAreAtMost1MiBPlus128BytesPerLink) {
   for (int i = 0; i < 25000; ++i) comments += "# padding padding padding padding padding padding\n";
   const std::string e = limit_error("papcoll-model 1\np 2\ndefault 1 1\n" + comments + "end\n");
   EXPECT_NE(e.find("longer than 1048832 bytes (1 MiB plus 128 bytes per link for p=2)"),
-            std::string::npos) << e;
+            std::string::npos)
+      << e;
   // Without a 'p' line (or with p above the per-pair limit) the file may only be 1 MiB.
   EXPECT_NE(limit_error("papcoll-model 1\n" + comments).find("longer than 1048576 bytes"),
             std::string::npos);
@@ -70,8 +71,9 @@ TEST(LinkModelLimits, FilesAreStreamedWithTheSameResultsAsText) {
   std::string text = "papcoll-model 1\np 40\n";
   for (int i = 0; i < 40; ++i)
     for (int j = 0; j < 40; ++j)
-      if (i != j) text += std::to_string(i) + " " + std::to_string(j) + " " + std::to_string(i + 1) +
-                          "e-06 " + std::to_string(j + 1) + "e-10   # a comment\n";
+      if (i != j)
+        text += std::to_string(i) + " " + std::to_string(j) + " " + std::to_string(i + 1) +
+                "e-06 " + std::to_string(j + 1) + "e-10   # a comment\n";
   text += "end\n";
   {
     std::ofstream out(path, std::ios::binary);

@@ -29,16 +29,15 @@ std::string error_of(const std::string& text, int expected_p = 0) {
   return r.error;
 }
 
-const char* kThree =
-    "papcoll-model 1\n"
-    "p 3\n"
-    "0 1 1e-05 1e-09\n"
-    "0 2 2e-05 2e-09\n"
-    "1 0 1e-05 1e-09\n"
-    "1 2 3e-05 3e-09\n"
-    "2 0 2e-05 2e-09\n"
-    "2 1 3e-05 3e-09\n"
-    "end\n";
+const char* kThree = "papcoll-model 1\n"
+                     "p 3\n"
+                     "0 1 1e-05 1e-09\n"
+                     "0 2 2e-05 2e-09\n"
+                     "1 0 1e-05 1e-09\n"
+                     "1 2 3e-05 3e-09\n"
+                     "2 0 2e-05 2e-09\n"
+                     "2 1 3e-05 3e-09\n"
+                     "end\n";
 
 TEST(LinkModel, HomogeneousHasOneAlphaAndBetaForEveryPair) {
   const LinkModelResult r = LinkModel::homogeneous(5, 2e-6, 3e-10);
@@ -118,7 +117,8 @@ TEST(LinkModelFile, HeaderAndVersionErrors) {
   EXPECT_NE(error_of("").find("empty file"), std::string::npos);
   EXPECT_NE(error_of("p 3\nend\n").find("line 1: not a papcoll model file"), std::string::npos);
   EXPECT_NE(error_of("papcoll-model 2\np 1\nend\n")
-                .find("line 1: unsupported model format version '2' (this library reads version 1)"),
+                .find(
+                    "line 1: unsupported model format version '2' (this library reads version 1)"),
             std::string::npos);
   EXPECT_EQ(error_of("papcoll-model 1\nend\n"), "m.txt: no 'p N' line");
 }
@@ -149,8 +149,9 @@ TEST(LinkModelFile, BadValues) {
 }
 
 TEST(LinkModelFile, BadStructure) {
-  EXPECT_NE(error_of("papcoll-model 1\np 2\n0 2 1 1\nend\n").find("line 3: rank 2 out of range 0..1"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of("papcoll-model 1\np 2\n0 2 1 1\nend\n").find("line 3: rank 2 out of range 0..1"),
+      std::string::npos);
   EXPECT_NE(error_of("papcoll-model 1\np 2\n1 1 1 1\nend\n").find("to itself"), std::string::npos);
   EXPECT_NE(error_of("papcoll-model 1\np 2\n0 1 1 1\n0 1 1 1\n1 0 1 1\nend\n")
                 .find("line 4: link 0 -> 1 given twice"),
@@ -159,7 +160,8 @@ TEST(LinkModelFile, BadStructure) {
             std::string::npos);
   EXPECT_NE(error_of("papcoll-model 1\np 2\np 2\nend\n").find("a second 'p' line"),
             std::string::npos);
-  EXPECT_NE(error_of("papcoll-model 1\np 0\nend\n").find("p must be an integer"), std::string::npos);
+  EXPECT_NE(error_of("papcoll-model 1\np 0\nend\n").find("p must be an integer"),
+            std::string::npos);
   EXPECT_NE(error_of("papcoll-model 1\np 2\ndefault 1 1\nend\n0 1 1 1\n").find("after 'end'"),
             std::string::npos);
   EXPECT_NE(error_of("papcoll-model 1\np 2\nlink 0 1 1 1\nend\n").find("found 'link'"),
@@ -175,7 +177,8 @@ TEST(LinkModelFile, TruncatedFiles) {
   const std::string mid = full.substr(0, full.find("2 1 3e-05") + 8);
   const std::string e = error_of(mid);
   EXPECT_NE(e.find("line 8: expected 'FROM TO ALPHA BETA' (4 fields), found 3 fields"),
-            std::string::npos) << e;
+            std::string::npos)
+      << e;
   EXPECT_NE(e.find("looks truncated"), std::string::npos) << e;
   const std::string mid_number = full.substr(0, full.find("2 1 3e-05") + 13);  // "2 1 3e-05 3e-"
   EXPECT_NE(error_of(mid_number).find("not a number: '3e-'"), std::string::npos);

@@ -42,8 +42,8 @@ TEST(PairRounds, EveryPairOnceEveryRankAtMostOncePerRound) {
 TEST(PairRounds, Deterministic) { EXPECT_EQ(round_robin_rounds(9), round_robin_rounds(9)); }
 
 TEST(HockneyFit, ExactLine) {
-  const std::vector<double> x{0, 1024, 65536, 262144}, y{5e-6, 5e-6 + 1024e-9, 5e-6 + 65536e-9,
-                                                          5e-6 + 262144e-9};
+  const std::vector<double> x{0, 1024, 65536, 262144},
+      y{5e-6, 5e-6 + 1024e-9, 5e-6 + 65536e-9, 5e-6 + 262144e-9};
   for (const std::vector<double>& w : {std::vector<double>{}, relative_weights(x, y)}) {
     const LineFit f = fit_line(x, y, w);
     ASSERT_TRUE(f.ok);
@@ -68,8 +68,8 @@ TEST(HockneyFit, ConfidenceIntervalsCoverTheTruthAndShrink) {
     ASSERT_TRUE(f.ok);
     EXPECT_LE(std::abs(f.intercept - 4e-6), f.intercept_ci * 1.5) << sweeps;
     EXPECT_LE(std::abs(f.slope - 2e-10), f.slope_ci * 1.5) << sweeps;
-    const double rel = std::max(relative_ci(f.intercept, f.intercept_ci),
-                                relative_ci(f.slope, f.slope_ci));
+    const double rel =
+        std::max(relative_ci(f.intercept, f.intercept_ci), relative_ci(f.slope, f.slope_ci));
     EXPECT_LT(rel, previous) << sweeps;
     previous = rel;
   }
@@ -77,8 +77,8 @@ TEST(HockneyFit, ConfidenceIntervalsCoverTheTruthAndShrink) {
 }
 
 TEST(HockneyFit, Degenerate) {
-  EXPECT_FALSE(fit_line({1, 2}, {1, 2}).ok);           // two points: no confidence interval
-  EXPECT_FALSE(fit_line({3, 3, 3}, {1, 2, 3}).ok);     // one size: no slope
+  EXPECT_FALSE(fit_line({1, 2}, {1, 2}).ok);        // two points: no confidence interval
+  EXPECT_FALSE(fit_line({3, 3, 3}, {1, 2, 3}).ok);  // one size: no slope
   EXPECT_TRUE(std::isinf(relative_ci(0, 1)));
   EXPECT_TRUE(std::isinf(relative_ci(-1e-6, 1e-9)));
   EXPECT_DOUBLE_EQ(student_t95(1), 12.706);

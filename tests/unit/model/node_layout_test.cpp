@@ -184,9 +184,21 @@ TEST(NodeSpec, Forms) {
 }
 
 TEST(NodeSpec, ErrorsSayWhat) {
-  const char* bad[] = {"",          "block",       "block:",      "block:0",   "block:-2",
-                       "block:2x",  "cyclic:0",    "sizes:2,3",   "sizes:2,,2", "sizes:0,4",
-                       "sizes:5",   "list:1,2,3",  "list:1,-2,3,4", "list:a,b,c,d", "ring:2",
+  const char* bad[] = {"",
+                       "block",
+                       "block:",
+                       "block:0",
+                       "block:-2",
+                       "block:2x",
+                       "cyclic:0",
+                       "sizes:2,3",
+                       "sizes:2,,2",
+                       "sizes:0,4",
+                       "sizes:5",
+                       "list:1,2,3",
+                       "list:1,-2,3,4",
+                       "list:a,b,c,d",
+                       "ring:2",
                        "block:99999999999999999999"};
   for (const char* text : bad) {
     std::string error;

@@ -257,7 +257,7 @@ TEST(ReportRecord, EntryReadExactlyWhereNeeded) {
         return c;
       },
       20000, 2);
-  EXPECT_GE(quiet, 15000u);  // the steady state: most calls
+  EXPECT_GE(quiet, 15000u);    // the steady state: most calls
   EXPECT_GE(mirrored, 4000u);  // a share of them in the observer's line alone
   // The clock is read on the logged calls only: the first log's worth of each key, then a
   // share that halves each time the log fills.
@@ -280,10 +280,10 @@ TEST(ReportRecord, LoopOfSeveralKeysStaysQuiet) {
   const auto [read, quiet, mirrored] = check_repeat_paths(
       [](std::uint64_t n) {
         CallRecord c = call(n, n * 1e-3);
-        if (n % 2 == 0) c.key = CallKey{2, 16, 1};                   // the broadcast
-        if (n % 6 == 5) c.key = CallKey{0, 24, -1};                  // the other all-reduce
-        if (n % 6 == 3 && n % 1000 < 60) c.key = CallKey{1, 8, 0};   // a reduce now and then
-        if (n % 5000 == 1) c.key = CallKey{3, 40, -1};               // a fifth key, rarely
+        if (n % 2 == 0) c.key = CallKey{2, 16, 1};                  // the broadcast
+        if (n % 6 == 5) c.key = CallKey{0, 24, -1};                 // the other all-reduce
+        if (n % 6 == 3 && n % 1000 < 60) c.key = CallKey{1, 8, 0};  // a reduce now and then
+        if (n % 5000 == 1) c.key = CallKey{3, 40, -1};              // a fifth key, rarely
         if (n % 997 == 0) c.algorithm = "ring";
         return c;
       },
@@ -479,11 +479,10 @@ TEST(ReportStats, JsonHasTheDocumentedFields) {
   ReportMeta meta;
   meta.world_size = 2;
   const std::string json = report_json(analyze(ranks), ranks, meta);
-  for (const char* field :
-       {"\"format\": \"papcoll-report\"", "\"version\": 1", "\"communicators\"", "\"stragglers\"",
-        "\"lateness_s\"", "\"wait_s\"", "\"last_share\"", "\"windows\"", "\"algorithms\"",
-        "\"reasons\"", "\"prediction\"", "\"wait_histogram\"", "\"time_in_collective_s\"",
-        "\"last_arrivals\""})
+  for (const char* field : {"\"format\": \"papcoll-report\"", "\"version\": 1", "\"communicators\"",
+                            "\"stragglers\"", "\"lateness_s\"", "\"wait_s\"", "\"last_share\"",
+                            "\"windows\"", "\"algorithms\"", "\"reasons\"", "\"prediction\"",
+                            "\"wait_histogram\"", "\"time_in_collective_s\"", "\"last_arrivals\""})
     EXPECT_NE(json.find(field), std::string::npos) << field;
 }
 

@@ -143,7 +143,7 @@ TEST(HistoryTable, EvictsTheLeastRecentlyUsedSite) {
   HistoryTable t(PredictorConfig{}, 2);
   t.feed(1, {0.0, 1.0});
   t.feed(2, {0.0, 2.0});
-  (void)t.predict(1);    // 1 is now more recent than 2
+  (void)t.predict(1);     // 1 is now more recent than 2
   t.feed(3, {0.0, 3.0});  // evicts 2
   EXPECT_EQ(t.sites(), 2u);
   EXPECT_FALSE(t.predict(1).empty());
@@ -221,8 +221,7 @@ TEST(Sanitize, NegativeEstimateMeansAlreadyThere) {
 }
 
 TEST(Sanitize, TooManyUnknownIsUnusable) {
-  const std::vector<Contribution> c{edge_c(kNaN, 0.015), edge_c(kNaN, 0.015),
-                                    edge_c(0.030, 0.015)};
+  const std::vector<Contribution> c{edge_c(kNaN, 0.015), edge_c(kNaN, 0.015), edge_c(0.030, 0.015)};
   const AgreedPattern a = sanitize_contributions(c);
   EXPECT_FALSE(a.usable);
   EXPECT_TRUE(a.relative.empty());
@@ -242,16 +241,15 @@ TEST(Sanitize, ClosingContributionsAreUnknown) {
 }
 
 TEST(Sanitize, DifferentCallNumbersAreUnusable) {
-  const AgreedPattern a =
-      sanitize_contributions({edge_c(0.03, 0.015, 4), edge_c(0.03, 0.015, 5)});
+  const AgreedPattern a = sanitize_contributions({edge_c(0.03, 0.015, 4), edge_c(0.03, 0.015, 5)});
   EXPECT_FALSE(a.consistent);
   EXPECT_FALSE(a.usable);
   EXPECT_FALSE(a.all_edge);
 }
 
 TEST(Sanitize, GarbageContributionTimesAreIgnored) {
-  const std::vector<Contribution> c{edge_c(0.030, 0.015), edge_c(0.050, kNaN),
-                                    edge_c(0.030, 1e200), edge_c(0.030, 0.015)};
+  const std::vector<Contribution> c{edge_c(0.030, 0.015), edge_c(0.050, kNaN), edge_c(0.030, 1e200),
+                                    edge_c(0.030, 0.015)};
   const AgreedPattern a = sanitize_contributions(c);
   ASSERT_TRUE(a.usable);
   EXPECT_NEAR(a.relative[1], 0.020, 1e-15);
@@ -284,7 +282,16 @@ TEST(Sanitize, MeasuredTimes) {
 // horizon; and PRR and SLT generate verifiable schedules from it.
 TEST(Sanitize, AnyInputGivesASaneDeterministicVector) {
   std::mt19937_64 rng(12345);
-  const double specials[] = {kNaN, kInf, -kInf, 0.0, -0.0, 1e300, -1e300, 1e-300, 3600.0, -3600.0,
+  const double specials[] = {kNaN,
+                             kInf,
+                             -kInf,
+                             0.0,
+                             -0.0,
+                             1e300,
+                             -1e300,
+                             1e-300,
+                             3600.0,
+                             -3600.0,
                              std::numeric_limits<double>::denorm_min(),
                              std::numeric_limits<double>::max()};
   auto draw = [&]() -> double {

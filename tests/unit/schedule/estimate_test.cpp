@@ -19,9 +19,13 @@ std::vector<double> random_pattern(std::mt19937_64& rng, int p, double spread) {
   std::vector<double> a(static_cast<size_t>(p), 0.0);
   std::uniform_real_distribution<double> d(0, spread);
   switch (rng() % 3) {
-    case 0: a[rng() % p] = d(rng); break;                          // one late
-    case 1: for (double& x : a) x = d(rng); break;                  // random
-    default: for (int i = 0; i < 3; ++i) a[rng() % p] = d(rng); break;  // a few late
+    case 0: a[rng() % p] = d(rng); break;  // one late
+    case 1:
+      for (double& x : a) x = d(rng);
+      break;  // random
+    default:
+      for (int i = 0; i < 3; ++i) a[rng() % p] = d(rng);
+      break;  // a few late
   }
   return a;
 }
@@ -55,7 +59,8 @@ TEST_P(Estimates, CloseToTheCostModel) {
     in.round_time = block_round_time(in);
     const auto bytes = static_cast<int64_t>(in.bytes);
     {
-      const double model = evaluate_cost(generate_schedule(algo, in), {}, in.cost, bytes).mean_elapsed;
+      const double model =
+          evaluate_cost(generate_schedule(algo, in), {}, in.cost, bytes).mean_elapsed;
       balanced.add(algo.predict(in) / model - 1);
     }
     const double one_message = in.cost.alpha + in.cost.beta * in.bytes;
@@ -70,8 +75,8 @@ TEST_P(Estimates, CloseToTheCostModel) {
   }
   std::cout << "[ info ] " << collective_name(algo.collective) << ' ' << algo.name
             << ": estimate / cost model - 1: balanced mean " << balanced.sum / balanced.n
-            << " worst " << balanced.worst << "; with arrivals mean " << imbalanced.sum / imbalanced.n
-            << " worst " << imbalanced.worst << "\n";
+            << " worst " << balanced.worst << "; with arrivals mean "
+            << imbalanced.sum / imbalanced.n << " worst " << imbalanced.worst << "\n";
   EXPECT_LT(balanced.worst, 0.25);
   EXPECT_LT(imbalanced.worst, 0.25);
 }
@@ -86,8 +91,8 @@ INSTANTIATE_TEST_SUITE_P(All, Estimates, ::testing::ValuesIn([] {
                            return v;
                          }()),
                          [](const auto& i) {
-                           std::string n = std::string(collective_name(i.param->collective)) +
-                                           "_" + i.param->name;
+                           std::string n = std::string(collective_name(i.param->collective)) + "_" +
+                                           i.param->name;
                            for (char& c : n)
                              if (!isalnum(static_cast<unsigned char>(c))) c = '_';
                            return n;

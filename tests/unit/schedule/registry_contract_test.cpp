@@ -60,8 +60,8 @@ GeneratorInput random_input(const AlgorithmInfo& algo, int p, int blocks, std::m
   return in;
 }
 
-// The messages from `from` to `to` as `from` sees them (its sends) or `to` sees them (its receives):
-// (round, blocks) in op order.
+// The messages from `from` to `to` as `from` sees them (its sends) or `to` sees them (its
+// receives): (round, blocks) in op order.
 using Messages = std::vector<std::pair<int64_t, std::vector<int>>>;
 Messages messages(const RankSchedule& rs, int peer, OpKind kind) {
   Messages m;
@@ -83,7 +83,8 @@ TEST_P(RegistryContract, WholeVerifiesAndEveryRankAloneEqualsItsPart) {
     ASSERT_TRUE(v.ok) << algo.name << " p=" << p << " blocks=" << in.blocks << ": " << v.error;
     ASSERT_EQ(whole.blocks, schedule_blocks(algo, in));
     for (int r = 0; r < p; ++r)
-      ASSERT_EQ(generate_rank(algo, in, r), whole.ranks[r]) << algo.name << " p=" << p << " rank " << r;
+      ASSERT_EQ(generate_rank(algo, in, r), whole.ranks[r])
+          << algo.name << " p=" << p << " rank " << r;
   }
 }
 

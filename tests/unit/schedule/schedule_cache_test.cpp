@@ -12,7 +12,9 @@ namespace papcoll {
 namespace {
 
 // Keys of about 1 KiB: every entry counts 2 * 1 KiB plus its node, so the bytes are predictable.
-std::string key(const char* what, int i) { return std::string(1000, 'k') + what + std::to_string(i); }
+std::string key(const char* what, int i) {
+  return std::string(1000, 'k') + what + std::to_string(i);
+}
 
 ScheduleCache::Entry entry() { return {std::make_shared<const RankSchedule>(), nullptr, nullptr}; }
 
@@ -30,7 +32,7 @@ TEST_F(ScheduleCacheBound, AdmitsAKeyOnItsSecondSighting) {
   EXPECT_FALSE(c.find(key("a", 0), &got));
   EXPECT_FALSE(c.offer(key("a", 0), entry()));  // first sighting: remembered only
   EXPECT_FALSE(c.find(key("a", 0), &got));
-  EXPECT_TRUE(c.offer(key("a", 0), entry()));   // second: cached
+  EXPECT_TRUE(c.offer(key("a", 0), entry()));  // second: cached
   EXPECT_TRUE(c.find(key("a", 0), &got));
   EXPECT_NE(got, nullptr);
   EXPECT_EQ(c.size(), 1u);

@@ -1,8 +1,8 @@
-// "auto" of allreduce and reduce (src/select/selection.cpp): the MPI library's collective unless the
-// arrival pattern is imbalanced enough for an imbalance-aware algorithm to pay off under the cost
-// model (docs/algorithms.md, "auto").
-#include "model/node_layout.hpp"
+// "auto" of allreduce and reduce (src/select/selection.cpp): the MPI library's collective unless
+// the arrival pattern is imbalanced enough for an imbalance-aware algorithm to pay off under the
+// cost model (docs/algorithms.md, "auto").
 #include "select/selection.hpp"
+#include "model/node_layout.hpp"
 
 #include <gtest/gtest.h>
 
@@ -70,8 +70,8 @@ TEST(AutoSelection, ImbalanceAwareForOneLateRank) {
   // late-fold's to finish about one message after the late rank (docs/algorithms.md).
   // (late-fold and relay-fold share that schedule's shape and estimate here; relay-fold plans
   // without a simulation, so it is not charged one.)
-  EXPECT_STREQ(name_of(choose_allreduce(1 << 20, true, input(3, kFourMiB, one_late(3, 0.02)),
-                                        prepare)),
+  EXPECT_STREQ(name_of(
+                   choose_allreduce(1 << 20, true, input(3, kFourMiB, one_late(3, 0.02)), prepare)),
                "relay-fold");
   for (int p : {4, 8}) {
     const AutoVerdict v = choose_for_arrivals(Collective::allreduce,
@@ -97,7 +97,8 @@ TEST(AutoSelection, ImbalanceAwareForOneLateRank) {
         << "p=" << p << " native " << r.native_elapsed << " aware " << r.aware_elapsed
         << " balanced " << r.balanced_time;
     EXPECT_LE(r.native_elapsed, r.balanced_time + 0.02 / p + 1e-12);  // only the root waits
-    const AutoVerdict r2 = choose_for_arrivals(Collective::reduce, rin, prepare, kAutoMinGainReduce);
+    const AutoVerdict r2 =
+        choose_for_arrivals(Collective::reduce, rin, prepare, kAutoMinGainReduce);
     EXPECT_EQ(r2.algo, nullptr);
   }
 }
@@ -140,8 +141,8 @@ TEST(AutoSelection, RowsWhoseGenerationAloneLosesAreNotSimulated) {
   EXPECT_TRUE(all == nullptr || std::string(all->name) != "late-fold");
   EXPECT_TRUE(std::isfinite(v.aware_elapsed));  // PRR and SLT were costed
   const AlgorithmInfo* red = choose_reduce(1 << 20, true, input(p, kFourMiB, a, 0), prepare);
-  EXPECT_TRUE(red == nullptr || (std::string(red->name) != "late-fold" &&
-                                 std::string(red->name) != "clairvoyant"));
+  EXPECT_TRUE(red == nullptr ||
+              (std::string(red->name) != "late-fold" && std::string(red->name) != "clairvoyant"));
   const clairvoyant::FinishRoundsStats after = clairvoyant::finish_rounds_stats();
   EXPECT_EQ(after.runs, before.runs);
   EXPECT_EQ(after.hits, before.hits);
@@ -232,7 +233,8 @@ TEST(AutoSelection, TheLibraryModelStandsForTheMpiLibrary) {
   // generic library.
   const GeneratorInput small = gige(128, 65536, 22e-6 + 8e-9 * 65536);
   AutoVerdict g, o;
-  EXPECT_EQ(choose_allreduce(16384, true, small, prepare, &g, 0, nullptr, MpiLibrary::generic), nullptr);
+  EXPECT_EQ(choose_allreduce(16384, true, small, prepare, &g, 0, nullptr, MpiLibrary::generic),
+            nullptr);
   const AlgorithmInfo* against_ompi =
       choose_allreduce(16384, true, small, prepare, &o, 0, nullptr, MpiLibrary::open_mpi);
   ASSERT_NE(against_ompi, nullptr);
@@ -292,20 +294,19 @@ TEST(AutoSelection, OnNodesOfSeveralRanksTwoLevelAgainstTheLibrary) {
     ASSERT_NE(a, nullptr) << late;
     EXPECT_TRUE(a->topology_aware) << a->name;
     EXPECT_LT(v.aware_elapsed, 0.8 * v.native_elapsed) << late;
-    const AlgorithmInfo* r =
-        choose_reduce(1 << 20, true, on_nodes(gige(48, kFourMiB, late, 0)), prepare, &v, 0,
-                      nullptr, MpiLibrary::smpi_ompi);
+    const AlgorithmInfo* r = choose_reduce(1 << 20, true, on_nodes(gige(48, kFourMiB, late, 0)),
+                                           prepare, &v, 0, nullptr, MpiLibrary::smpi_ompi);
     if (r != nullptr) EXPECT_TRUE(r->topology_aware) << r->name;
-    for (const AlgorithmInfo* b : {choose_bcast(on_nodes(gige(48, kFourMiB, late, 0)), prep,
-                                                MpiLibrary::smpi_ompi),
-                                   choose_allgatherv(on_nodes(gige(48, kFourMiB, late)), false,
-                                                     prep, MpiLibrary::smpi_ompi)})
+    for (const AlgorithmInfo* b :
+         {choose_bcast(on_nodes(gige(48, kFourMiB, late, 0)), prep, MpiLibrary::smpi_ompi),
+          choose_allgatherv(on_nodes(gige(48, kFourMiB, late)), false, prep,
+                            MpiLibrary::smpi_ompi)})
       if (b != nullptr) EXPECT_TRUE(b->topology_aware) << b->name;
   }
   // The same call with one rank per node: the flat rows, never two-level.
   AutoVerdict flat;
-  const AlgorithmInfo* f = choose_allreduce(1 << 20, true, gige(48, kFourMiB, 0.05), prepare,
-                                            &flat, 0, nullptr, MpiLibrary::smpi_ompi);
+  const AlgorithmInfo* f = choose_allreduce(1 << 20, true, gige(48, kFourMiB, 0.05), prepare, &flat,
+                                            0, nullptr, MpiLibrary::smpi_ompi);
   ASSERT_NE(f, nullptr);
   EXPECT_FALSE(f->topology_aware);
 }

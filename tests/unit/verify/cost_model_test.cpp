@@ -69,7 +69,8 @@ TEST(CostModel, HockneyTermsScaleWithBytes) {
   GeneratorInput in;
   in.p = 2;
   in.blocks = 1;
-  const Schedule s = generate_schedule(*find_algorithm(Collective::allreduce, "recursive-doubling"), in);
+  const Schedule s =
+      generate_schedule(*find_algorithm(Collective::allreduce, "recursive-doubling"), in);
   // One exchange of 1000 bytes and one reduction of 1000 bytes.
   const CostResult r = evaluate_cost(s, {}, CostParams{1e-6, 1e-9, 1e-10}, 1000);
   EXPECT_NEAR(r.max_finish, 1e-6 + 1e-6 + 1e-7, 1e-15);

@@ -7,8 +7,8 @@
 #include <random>
 
 #include "schedule/registry.hpp"
-#include "verify/verifier.hpp"
 #include "test_schedules.hpp"
+#include "verify/verifier.hpp"
 
 namespace papcoll {
 namespace {

@@ -1,7 +1,7 @@
-// PRR's transfer order (prr_allreduce.cpp, docs/algorithms.md "PRR as implemented"): the lanes every
-// rank derives alone against the slot-by-slot simulation of the whole ring they replace. Both give
-// every transfer a slot; the test checks that the lanes are a valid one-ported timetable and that
-// the cost model predicts the same times for both.
+// PRR's transfer order (prr_allreduce.cpp, docs/algorithms.md "PRR as implemented"): the lanes
+// every rank derives alone against the slot-by-slot simulation of the whole ring they replace. Both
+// give every transfer a slot; the test checks that the lanes are a valid one-ported timetable and
+// that the cost model predicts the same times for both.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -70,10 +70,16 @@ std::vector<double> mixed_pattern(std::mt19937_64& rng, int p, double tau) {
   std::vector<double> a(static_cast<size_t>(p), 0.0);
   std::uniform_real_distribution<double> d(0, 3.0 * p * tau);
   switch (rng() % 4) {
-    case 0: a[rng() % p] = d(rng); break;                         // one late
-    case 1: for (double& x : a) x = d(rng); break;                 // random
-    case 2: for (int i = 0; i < 3 && i < p; ++i) a[rng() % p] = d(rng); break;  // a few late
-    default: for (int i = 0; i < p; ++i) a[i] = (i % 3 == 0) ? d(rng) / 3 : 0; break;
+    case 0: a[rng() % p] = d(rng); break;  // one late
+    case 1:
+      for (double& x : a) x = d(rng);
+      break;  // random
+    case 2:
+      for (int i = 0; i < 3 && i < p; ++i) a[rng() % p] = d(rng);
+      break;  // a few late
+    default:
+      for (int i = 0; i < p; ++i) a[i] = (i % 3 == 0) ? d(rng) / 3 : 0;
+      break;
   }
   return a;
 }

@@ -261,7 +261,7 @@ TEST(ArrivalAuto, BcastStaysCirculantWithoutImbalance) {
   EXPECT_STREQ(auto_bcast(in)->name, "circulant");  // no arrivals
   in.arrivals.assign(48, 0.0);
   EXPECT_STREQ(auto_bcast(in)->name, "circulant");  // balanced
-  in.arrivals[1] = 0.5 * whole_message(in);          // less than one message
+  in.arrivals[1] = 0.5 * whole_message(in);         // less than one message
   EXPECT_STREQ(auto_bcast(in)->name, "circulant");
   in.arrivals[1] = 0;
   in.arrivals[0] = 0.5;  // only the root late: nothing to gain

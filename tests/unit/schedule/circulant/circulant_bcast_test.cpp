@@ -126,7 +126,7 @@ TEST(BcastBaselines, Verify) {
 }
 
 TEST(BcastBaselines, RoundCounts) {
-  EXPECT_EQ(last_round(bcast_schedule("binomial", 16, 1, 0)) + 1, 4);   // whole message: log2 p
+  EXPECT_EQ(last_round(bcast_schedule("binomial", 16, 1, 0)) + 1, 4);  // whole message: log2 p
   EXPECT_EQ(last_round(bcast_schedule("binomial", 17, 1, 3)) + 1, 5);
   EXPECT_EQ(last_round(bcast_schedule("chain", 10, 6, 0)) + 1, 10 - 2 + 6);
   EXPECT_EQ(last_round(bcast_schedule("scatter-allgather", 8, 8, 0)) + 1, 3 + 7);
@@ -145,8 +145,8 @@ TEST(PipelineBlocks, HockneyOptimumAndSharedCores) {
   c.beta = 1e-9;
   const double m = 4.0 * (1 << 20);
   const int n = pipeline_blocks(m, 3, c);
-  EXPECT_EQ(n, std::max(1, static_cast<int>(std::llround(
-                               kPipelineBlockFactor * std::sqrt(3 * c.beta * m / c.alpha)))));
+  EXPECT_EQ(n, std::max(1, static_cast<int>(std::llround(kPipelineBlockFactor *
+                                                         std::sqrt(3 * c.beta * m / c.alpha)))));
   EXPECT_GT(n, 1);
   EXPECT_LE(pipeline_blocks(m / 16, 3, c), n);
   EXPECT_EQ(pipeline_blocks(m, 0, c), 1);  // nothing to pipeline over

@@ -226,8 +226,8 @@ class CountingRule final : public BlockRule {
 
 TEST(BlockRule, ListedOnceOnFirstReadAndSharedByCopies) {
   std::atomic<int> expansions{0};
-  const BlockSet a = BlockSet::named_by(std::make_shared<CountingRule>(
-      std::vector<int>{1, 2, 3, 7, 9}, &expansions));
+  const BlockSet a = BlockSet::named_by(
+      std::make_shared<CountingRule>(std::vector<int>{1, 2, 3, 7, 9}, &expansions));
   EXPECT_FALSE(a.empty());
   EXPECT_TRUE(a.named_by_rule());
   EXPECT_EQ(expansions, 0);
@@ -244,8 +244,8 @@ TEST(BlockRule, ListedOnceOnFirstReadAndSharedByCopies) {
   EXPECT_GE(a.heap_bytes(), 1000);
   // The same rule: equal without listing either.
   std::atomic<int> other{0};
-  const BlockSet c = BlockSet::named_by(
-      std::make_shared<CountingRule>(std::vector<int>{1, 2, 3, 7, 9}, &other));
+  const BlockSet c =
+      BlockSet::named_by(std::make_shared<CountingRule>(std::vector<int>{1, 2, 3, 7, 9}, &other));
   EXPECT_EQ(a, c);
   EXPECT_EQ(other, 0);
   BlockSet d = a;

@@ -62,11 +62,10 @@ TEST(CirculantTables, Table2P17) {
 // message goes to the root (14 + 2 = 16 = 0 mod 16) and is never sent.
 TEST(CirculantTables, Table1P16) {
   const std::vector<int> bb = {4, 0, 1, 0, 2, 0, 1, 0, 3, 0, 1, 0, 2, 0, 1, 0};
-  const std::vector<std::vector<int>> sent = {
-      {4, 0, 1, 0, 2, 0, 1, 0, 3, 0, 1, 0, 2, 0, 1, 0},
-      {4, 4, 1, 1, 2, 2, 1, 1, 3, 3, 1, 1, 2, 2, 2, 1},
-      {4, 4, 4, 4, 2, 2, 2, 2, 3, 3, 3, 3, 2, 2, 2, 2},
-      {4, 4, 4, 4, 4, 4, 4, 4, 3, 3, 3, 3, 3, 3, 3, 3}};
+  const std::vector<std::vector<int>> sent = {{4, 0, 1, 0, 2, 0, 1, 0, 3, 0, 1, 0, 2, 0, 1, 0},
+                                              {4, 4, 1, 1, 2, 2, 1, 1, 3, 3, 1, 1, 2, 2, 2, 1},
+                                              {4, 4, 4, 4, 2, 2, 2, 2, 3, 3, 3, 3, 2, 2, 2, 2},
+                                              {4, 4, 4, 4, 4, 4, 4, 4, 3, 3, 3, 3, 3, 3, 3, 3}};
   const Skips s = make_skips(16);
   ASSERT_EQ(s.q, 4);
   for (int k = 0; k <= 4; ++k) EXPECT_EQ(s.skip[k], 1 << k);

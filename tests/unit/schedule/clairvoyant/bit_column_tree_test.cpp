@@ -29,15 +29,16 @@ TEST(BitColumnTree, MatchesBruteForce) {
             t.reset(leaves);
             for (int k = 0; k < leaves; ++k) {
               for (int b = 0; b < bits; ++b)
-                if (rng() % 5 == 0) model[k][b >> 6] |= uint64_t{1} << (b & 63);
-                else model[k][b >> 6] &= ~(uint64_t{1} << (b & 63));
+                if (rng() % 5 == 0)
+                  model[k][b >> 6] |= uint64_t{1} << (b & 63);
+                else
+                  model[k][b >> 6] &= ~(uint64_t{1} << (b & 63));
               t.set_leaf(k, model[k].data());
             }
             t.build();
             break;
           }
-          case 1:
-            break;
+          case 1: break;
           case 2: {
             const int l = static_cast<int>(rng() % static_cast<uint64_t>(leaves));
             t.clear_leaf_and_update(l);  // the leaf is model[l] itself: detach, then change

@@ -78,8 +78,8 @@ TEST(Clairvoyant, ThreeImplementationsAgreeOnLargerInstances) {
   std::mt19937_64 rng(7);
   for (int i = 0; i < 12 / kScale; ++i) {
     const int p = 40 + static_cast<int>(rng() % 60), n = 40 + static_cast<int>(rng() % 100);
-    ASSERT_TRUE(all_agree_and_verify(random_instance(p, n, i % 2 ? Dist::skewed : Dist::uniform,
-                                                     rng())));
+    ASSERT_TRUE(
+        all_agree_and_verify(random_instance(p, n, i % 2 ? Dist::skewed : Dist::uniform, rng())));
   }
   // More than 512 segments: the segment tree's run-time column width.
   ASSERT_TRUE(all_agree_and_verify(random_instance(9, 700, Dist::uniform, 3)));
@@ -193,8 +193,8 @@ TEST(Clairvoyant, FinishRoundsAreTheSimulationsAndCachedByWhatItReads) {
     const Result r = run(default_impl(in), in);
     std::vector<int64_t> last(static_cast<size_t>(in.p), -1);
     for (size_t k = 0; k < r.round_starts.size(); ++k) {
-      const size_t end =
-          k + 1 < r.round_starts.size() ? r.round_starts[k + 1].first : r.transfers.size();
+      const size_t end = k + 1 < r.round_starts.size() ? r.round_starts[k + 1].first
+                                                       : r.transfers.size();
       for (size_t t = r.round_starts[k].first; t < end; ++t)
         last[r.transfers[t].from] = last[r.transfers[t].to] = r.round_starts[k].round;
     }

@@ -27,16 +27,17 @@ TEST(HolderRows, MatchesBruteForce) {
       // Processes in (f, rank) order: G order is this order rotated to start at the head.
       std::vector<int> order(static_cast<size_t>(p));
       for (int c = 0; c < p; ++c) order[c] = c;
-      std::sort(order.begin(), order.end(), [&](int a, int b) {
-        return clk.f[a] != clk.f[b] ? clk.f[a] < clk.f[b] : a < b;
-      });
+      std::sort(order.begin(), order.end(),
+                [&](int a, int b) { return clk.f[a] != clk.f[b] ? clk.f[a] < clk.f[b] : a < b; });
       for (int round = 0; round < 20; ++round) {
         for (int c = 0; c < p; ++c)
           for (int s = 0; s < segments; ++s)
             if (rng() % 7 == 0) {
               holds[c][s] = !holds[c][s];
-              if (holds[c][s]) rows.set(s, rows.pos(c));
-              else rows.clear(s, rows.pos(c));
+              if (holds[c][s])
+                rows.set(s, rows.pos(c));
+              else
+                rows.clear(s, rows.pos(c));
             }
         const int start = static_cast<int>(rng() % static_cast<uint64_t>(p));
         std::vector<int> G;

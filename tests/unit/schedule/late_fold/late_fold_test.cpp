@@ -88,10 +88,16 @@ std::vector<double> delay_mode_pattern(std::mt19937_64& rng, int p, int kind, do
   const int k = 1 + static_cast<int>(rng() % std::max(1, std::min(p - 1, 6)));
   std::uniform_real_distribution<double> u(0, d);
   switch (kind) {
-    case 0: a[ranks[0]] = d; break;                                        // one-late
-    case 1: for (int i = 0; i < k; ++i) a[ranks[i]] = d; break;            // k-late
-    case 2: for (int i = 0; i < k; ++i) a[ranks[i]] = d * (i + 1) / k; break;  // staggered
-    default: for (double& x : a) x = u(rng); break;                        // rand-late
+    case 0: a[ranks[0]] = d; break;  // one-late
+    case 1:
+      for (int i = 0; i < k; ++i) a[ranks[i]] = d;
+      break;  // k-late
+    case 2:
+      for (int i = 0; i < k; ++i) a[ranks[i]] = d * (i + 1) / k;
+      break;  // staggered
+    default:
+      for (double& x : a) x = u(rng);
+      break;  // rand-late
   }
   return a;
 }
@@ -110,8 +116,8 @@ TEST(LateFold, VerifiesUnderEveryDelayModeForPUpTo64) {
           if (rng() % 3 == 0) in.blocks = 1 + static_cast<int>(rng() % (3 * p));
           const Schedule s = generate_schedule(a, in);
           const VerifyResult v = verify_schedule(s);
-          ASSERT_TRUE(v.ok) << collective_name(coll) << " p=" << p << " kind=" << kind
-                            << " d=" << d << " blocks=" << in.blocks << ": " << v.error;
+          ASSERT_TRUE(v.ok) << collective_name(coll) << " p=" << p << " kind=" << kind << " d=" << d
+                            << " blocks=" << in.blocks << ": " << v.error;
           const VerifyResult ports = verify_single_port(s);
           ASSERT_TRUE(ports.ok) << collective_name(coll) << " p=" << p << " kind=" << kind
                                 << " d=" << d << ": " << ports.error;
@@ -121,8 +127,8 @@ TEST(LateFold, VerifiesUnderEveryDelayModeForPUpTo64) {
 
 // P: the mean over ranks of the finish minus the last arrival.
 double post_arrival(const AlgorithmInfo& a, const GeneratorInput& in) {
-  const CostResult r = evaluate_cost(generate_schedule(a, in), in.arrivals, in.cost,
-                                     static_cast<int64_t>(in.bytes));
+  const CostResult r =
+      evaluate_cost(generate_schedule(a, in), in.arrivals, in.cost, static_cast<int64_t>(in.bytes));
   const double last = *std::max_element(in.arrivals.begin(), in.arrivals.end());
   double sum = 0;
   for (const RankCost& rc : r.ranks) sum += rc.finish - last;
@@ -199,8 +205,8 @@ TEST(LateFold, PacesOnlyWhereEveryReceiverIsPredictedPresent) {
       }
       EXPECT_GT(paced_ops, 47 * 10) << collective_name(coll);
     }
-    const GeneratorInput together = gige_input(a, 48, std::vector<double>(48, 0.0),
-                                               coll == Collective::reduce ? 0 : -1);
+    const GeneratorInput together =
+        gige_input(a, 48, std::vector<double>(48, 0.0), coll == Collective::reduce ? 0 : -1);
     for (const AlgorithmInfo* other : algorithms_for(coll)) {
       if (other->collective != coll || other == &algo(coll)) continue;
       GeneratorInput in = together;
@@ -247,7 +253,8 @@ TEST(LateFold, BalancedIsPrrThatIsTheRing) {
     GeneratorInput twice = in;
     twice.blocks = 2 * p;
     const auto bytes = static_cast<int64_t>(in.bytes);
-    const double t_ring = evaluate_cost(generate_schedule(ring, in), {}, in.cost, bytes).mean_elapsed;
+    const double t_ring =
+        evaluate_cost(generate_schedule(ring, in), {}, in.cost, bytes).mean_elapsed;
     EXPECT_NEAR(evaluate_cost(generate_schedule(lf, twice), {}, in.cost, bytes).mean_elapsed,
                 t_ring, 1e-5 * t_ring)  // the split of the bytes rounds differently
         << "p=" << p;
@@ -272,7 +279,8 @@ TEST(LateFold, AutoRunsItWhereTheCostModelSaysItPays) {
         choose_for_arrivals(Collective::allreduce, in, prepare_call, kAutoMinGainAllreduce);
     ASSERT_NE(v.algo, nullptr) << d;
     // late-fold, or relay-fold with the same shape and estimate and no simulation to charge.
-    EXPECT_TRUE(std::string(v.algo->name) == "late-fold" || std::string(v.algo->name) == "relay-fold")
+    EXPECT_TRUE(std::string(v.algo->name) == "late-fold" ||
+                std::string(v.algo->name) == "relay-fold")
         << d << ": " << v.algo->name;
     EXPECT_EQ(choose_allreduce(count, true, in, prepare_call), v.algo);
   }
@@ -282,7 +290,8 @@ TEST(LateFold, AutoRunsItWhereTheCostModelSaysItPays) {
     const AlgorithmInfo* chosen =
         choose_allreduce(count, true, gige_input(lf, 48, a), prepare_call);
     ASSERT_NE(chosen, nullptr) << k;
-    EXPECT_TRUE(std::string(chosen->name) == "late-fold" || std::string(chosen->name) == "relay-fold")
+    EXPECT_TRUE(std::string(chosen->name) == "late-fold" ||
+                std::string(chosen->name) == "relay-fold")
         << k << ": " << chosen->name;
   }
   // Together, or within one message of each other: the MPI library's collective.
@@ -302,8 +311,8 @@ TEST(LateFold, AutoRunsItWhereTheCostModelSaysItPays) {
     if (d == 0.0) {
       EXPECT_EQ(v.algo, nullptr);
     }
-    ASSERT_TRUE(v.algo == nullptr || v.native_elapsed - v.aware_elapsed >=
-                                         kAutoMinGainReduce * v.balanced_time);
+    ASSERT_TRUE(v.algo == nullptr ||
+                v.native_elapsed - v.aware_elapsed >= kAutoMinGainReduce * v.balanced_time);
   }
 }
 
@@ -324,7 +333,8 @@ TEST(LateFold, WorkedExample) {
     GeneratorInput g = in;
     g.blocks = blocks;
     std::vector<double> f;
-    for (const RankCost& rc : evaluate_cost(generate_schedule(a, g), g.arrivals, g.cost, 8000).ranks)
+    for (const RankCost& rc :
+         evaluate_cost(generate_schedule(a, g), g.arrivals, g.cost, 8000).ranks)
       f.push_back(rc.finish);
     return f;
   };

@@ -8,9 +8,9 @@
 #include <string>
 
 #include "schedule/registry.hpp"
+#include "test_schedules.hpp"
 #include "verify/port_check.hpp"
 #include "verify/verifier.hpp"
-#include "test_schedules.hpp"
 
 namespace papcoll {
 namespace {
@@ -105,7 +105,8 @@ TEST(ReduceRegistry, HasEveryReduceAlgorithm) {
   EXPECT_TRUE(c->uses_arrivals);
   // Names are per collective: the all-reduce ring is still there.
   EXPECT_NE(find_algorithm(Collective::allreduce, "ring"), nullptr);
-  EXPECT_NE(find_algorithm(Collective::allreduce, "ring"), find_algorithm(Collective::reduce, "ring"));
+  EXPECT_NE(find_algorithm(Collective::allreduce, "ring"),
+            find_algorithm(Collective::reduce, "ring"));
 }
 
 TEST(ReduceBaselines, BinomialAndLinearRoundCounts) {
@@ -114,11 +115,13 @@ TEST(ReduceBaselines, BinomialAndLinearRoundCounts) {
   in.blocks = 1;
   in.root = 5;
   int64_t last = -1;
-  for (const RankSchedule& r : generate_schedule(*find_algorithm(Collective::reduce, "binomial"), in).ranks)
+  for (const RankSchedule& r :
+       generate_schedule(*find_algorithm(Collective::reduce, "binomial"), in).ranks)
     for (const Step& s : r.steps) last = std::max(last, s.round);
   EXPECT_EQ(last, 3);  // ceil(log2 13) rounds: 0..3
   last = -1;
-  for (const RankSchedule& r : generate_schedule(*find_algorithm(Collective::reduce, "linear"), in).ranks)
+  for (const RankSchedule& r :
+       generate_schedule(*find_algorithm(Collective::reduce, "linear"), in).ranks)
     for (const Step& s : r.steps) last = std::max(last, s.round);
   EXPECT_EQ(last, 11);  // p - 1 messages into the root, one per round
 }

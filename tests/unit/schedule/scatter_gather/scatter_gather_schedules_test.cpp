@@ -18,11 +18,11 @@
 #include "schedule/portions.hpp"
 #include "schedule/registry.hpp"
 #include "schedule/scatter_gather/scatter_gather_generators.hpp"
-#include "schedule/schedule_io.hpp"
 #include "schedule/scatter_gather/sg_partition.hpp"
+#include "schedule/schedule_io.hpp"
+#include "test_schedules.hpp"
 #include "verify/cost_model.hpp"
 #include "verify/verifier.hpp"
-#include "test_schedules.hpp"
 
 namespace papcoll {
 namespace {
@@ -85,19 +85,21 @@ GeneratorInput random_scatter_gather_input(std::mt19937_64& rng, int p) {
   std::vector<int> messages(static_cast<size_t>(in.p), 0), delivered(static_cast<size_t>(in.p), 0);
   for (const RankSchedule& r : s.ranks)
     for (const Op& op : r.ops) {
-        const bool into_tree_edge = c == Collective::scatterv ? op.kind == OpKind::recv
-                                                              : op.kind == OpKind::send;
-        if (into_tree_edge) ++messages[r.rank];
-        if (op.kind != OpKind::recv) continue;
-        for (int b : op.blocks.ids())
-          if ((c == Collective::scatterv && b == r.rank) ||
-              (c == Collective::gatherv && r.rank == root))
-            ++delivered[b];
-      }
+      const bool into_tree_edge = c == Collective::scatterv ? op.kind == OpKind::recv
+                                                            : op.kind == OpKind::send;
+      if (into_tree_edge) ++messages[r.rank];
+      if (op.kind != OpKind::recv) continue;
+      for (int b : op.blocks.ids())
+        if ((c == Collective::scatterv && b == r.rank) ||
+            (c == Collective::gatherv && r.rank == root))
+          ++delivered[b];
+    }
   for (int r = 0; r < in.p; ++r) {
     const int want = r == root ? 0 : 1;
-    if (messages[r] != want) return failure() << "rank " << r << " has " << messages[r] << " tree messages";
-    if (delivered[r] != want) return failure() << "portion " << r << " delivered " << delivered[r] << " times";
+    if (messages[r] != want)
+      return failure() << "rank " << r << " has " << messages[r] << " tree messages";
+    if (delivered[r] != want)
+      return failure() << "portion " << r << " delivered " << delivered[r] << " times";
   }
   return ::testing::AssertionSuccess();
 }
@@ -256,8 +258,7 @@ TEST(ScatterGatherShapes, BinomialTreesTakeCeilLog2PRounds) {
     const SgProblem problem(Collective::scatterv, in);
     const SgTree plain = binomial_sg_tree(problem, BinomialMapping::rank_order);
     const int root = problem.root();
-    for (int v = 1; v < p; ++v)
-      EXPECT_EQ(plain.parent[(v + root) % p], (v - (v & -v) + root) % p);
+    for (int v = 1; v < p; ++v) EXPECT_EQ(plain.parent[(v + root) % p], (v - (v & -v) + root) % p);
     std::vector<int> first_level;
     for (int bit = p > 1 ? 1 << (binomial::depth(p) - 1) : 0; bit >= 1; bit /= 2)
       first_level.push_back((bit + root) % p);
@@ -297,7 +298,8 @@ TEST(ScatterGatherShapes, TraffPartitionCutsWhenTheSubsetOutweighsTheOnesBefore)
   using Sets = std::vector<std::vector<int>>;
   EXPECT_EQ(traff_partition(seven, std::vector<double>(7, 3.0)), (Sets{{1}, {2, 3}, {4, 5, 6, 7}}));
   EXPECT_EQ(traff_partition(seven, std::vector<double>(7, 0.0)), (Sets{{1}, {2, 3}, {4, 5, 6, 7}}));
-  EXPECT_EQ(traff_partition({1, 2, 3, 4, 5, 6}, {5, 3, 2, 2, 1, 1}), (Sets{{1}, {2, 3}, {4, 5, 6}}));
+  EXPECT_EQ(traff_partition({1, 2, 3, 4, 5, 6}, {5, 3, 2, 2, 1, 1}),
+            (Sets{{1}, {2, 3}, {4, 5, 6}}));
   EXPECT_EQ(traff_partition({1, 2, 3, 4}, {8, 0, 0, 0}), (Sets{{1}, {2, 3, 4}}));
   EXPECT_EQ(traff_partition({1, 2, 3, 4}, {8, 9, 0, 0}), (Sets{{1}, {2}, {3, 4}}));
   EXPECT_EQ(traff_partition({}, {}), Sets{});
@@ -327,7 +329,8 @@ TEST(ScatterGatherShapes, EqualCountsGiveTheBinomialTree) {
       in.root = 0;
       in.counts.assign(static_cast<size_t>(p), count);
       const SgProblem problem(Collective::scatterv, in);
-      const std::vector<int> binomial = binomial_sg_tree(problem, BinomialMapping::rank_order).parent;
+      const std::vector<int> binomial =
+          binomial_sg_tree(problem, BinomialMapping::rank_order).parent;
       EXPECT_EQ(traff_sg_tree(problem).parent, binomial) << p;
       EXPECT_EQ(traff_model_sg_tree(problem).parent, binomial) << p;
       EXPECT_EQ(traff_sg_tree(problem).children,
@@ -377,8 +380,10 @@ TEST(ScatterGatherShapes, GatherIsTheScatterTreeReversed) {
     std::vector<double> a(static_cast<size_t>(p) * p), b(a.size());
     for (int i = 0; i < p; ++i)
       for (int j = 0; j <= i; ++j) {
-        a[static_cast<size_t>(i) * p + j] = a[static_cast<size_t>(j) * p + i] = 1e-6 * (1 + rng() % 50);
-        b[static_cast<size_t>(i) * p + j] = b[static_cast<size_t>(j) * p + i] = 1e-10 * (1 + rng() % 50);
+        a[static_cast<size_t>(i) * p + j] = a[static_cast<size_t>(j) * p + i] = 1e-6 *
+                                                                                (1 + rng() % 50);
+        b[static_cast<size_t>(i) * p + j] = b[static_cast<size_t>(j) * p + i] = 1e-10 *
+                                                                                (1 + rng() % 50);
       }
     in.link_model = LinkModel::from_matrices(p, a, b).model;
     for (SgTreeKind k : kSgTreeKinds) {
@@ -387,11 +392,13 @@ TEST(ScatterGatherShapes, GatherIsTheScatterTreeReversed) {
       for (const RankSchedule& r : sg_schedule(Collective::scatterv, k, in).ranks)
         for (const Step& st : r.steps)
           for (const Op& op : r.ops_of(st))
-            if (op.kind == OpKind::send) scatter[st.round].insert({r.rank, op.peer, op.blocks.ids()});
+            if (op.kind == OpKind::send)
+              scatter[st.round].insert({r.rank, op.peer, op.blocks.ids()});
       for (const RankSchedule& r : sg_schedule(Collective::gatherv, k, in).ranks)
         for (const Step& st : r.steps)
           for (const Op& op : r.ops_of(st))
-            if (op.kind == OpKind::send) gather[st.round].insert({op.peer, r.rank, op.blocks.ids()});
+            if (op.kind == OpKind::send)
+              gather[st.round].insert({op.peer, r.rank, op.blocks.ids()});
       const int last = scatter.empty() ? 0 : scatter.rbegin()->first;
       std::map<int, std::set<Transfer>> reversed;
       for (const auto& [round, set] : gather) reversed[last - round] = set;

@@ -198,11 +198,11 @@ TEST(GroupPhase, MapsRanksRoundsAndBlocks) {
   }
   for (int r : {0, 1, 3, 4, 6, 8}) EXPECT_TRUE(ranks[r].steps.empty());
   // One member alone, as phase_rank gives it.
-  EXPECT_EQ(phase_rank(binomial_reduce_schedule, g,
-                       GroupPhase{.members = members, .first_round = 10, .stride = 2,
-                                  .block_map = map},
-                       1),
-            ranks[2]);
+  EXPECT_EQ(
+      phase_rank(binomial_reduce_schedule, g,
+                 GroupPhase{.members = members, .first_round = 10, .stride = 2, .block_map = map},
+                 1),
+      ranks[2]);
   EXPECT_EQ(last_receive_rounds(ranks[5], 9)[4], 10 + 2 * small[0].steps.back().round);
 }
 
