@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite: set-up, the format check (PAPCOLL_CHECK_FORMAT=1), build, unit + CLI + MPI
+# The whole test suite: set-up, the format check (PAPCOLL_CHECK_FORMAT=0 skips it), build, unit + CLI + MPI
 # tests (ctest), then the executor/API MPI tests and the fast unit tests again under
 # AddressSanitizer + UndefinedBehaviorSanitizer, then the progress-monitor and bounded-staleness
 # tests (the code with its own threads) under ThreadSanitizer, then the SimGrid SMPI build and smoke
@@ -17,9 +17,9 @@ stage_done() {
 bash scripts/setup.sh
 stage_done "setup"
 # Every C/C++ file as clang-format-14 writes it (.clang-format; scripts/check_format.sh prints the
-# command that fixes the files it lists). Off by default until the tree has been formatted once
-# in its own commit; then the default here becomes 1 (PAPCOLL_CHECK_FORMAT=0 still skips it).
-if [[ "${PAPCOLL_CHECK_FORMAT:-0}" == 1 ]]; then
+# command that fixes the files it lists); a misformatted file fails the suite here, before the
+# build. PAPCOLL_CHECK_FORMAT=0 skips it.
+if [[ "${PAPCOLL_CHECK_FORMAT:-1}" == 1 ]]; then
   bash scripts/check_format.sh
   stage_done "format check"
 fi
