@@ -52,8 +52,9 @@ MpiStatus Board::open(MPI_Comm comm, bool shared) {
     PMPI_Comm_rank(MPI_COMM_WORLD, &world);
     own_->world_rank = world;
     char host[MPI_MAX_PROCESSOR_NAME] = {0};
+    // A longer host name is cut (the slot is zeroed, so the kept part stays terminated).
     if (PMPI_Get_processor_name(host, &len) == MPI_SUCCESS)
-      std::strncat(own_->host, host, sizeof own_->host - 1);
+      std::memcpy(own_->host, host, std::min(std::strlen(host), sizeof own_->host - 1));
     for (BoardCall& c : own_->calls) c.seq = c.last = kWriting;
     own_extension()->seq = own_extension()->last = kWriting;
   }

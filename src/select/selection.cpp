@@ -10,6 +10,7 @@
 #include "schedule/allgatherv_generators.hpp"
 #include "schedule/bcast_generators.hpp"
 #include "select/library_estimates.hpp"
+#include "select/library_rules.hpp"
 
 namespace papcoll {
 
@@ -226,10 +227,6 @@ double library_bcast_time(const GeneratorInput& base, MpiLibrary library) {
 }
 
 namespace {
-
-bool several_ranks_per_node(const GeneratorInput& base) {
-  return base.nodes != nullptr && !base.nodes->one_rank_per_node();
-}
 
 // On nodes of several ranks (docs/algorithms.md, "Nodes of several ranks"): the rows that know the
 // layout (two-level) against the MPI library's collective on the same layout, both under the

@@ -25,6 +25,13 @@
 
 namespace papcoll {
 
+// ceil(log2 p) (0 for p = 1): the rounds the circulant phases add to their blocks.
+inline int ceil_log2_ranks(int p) {
+  int q = 0;
+  while ((1LL << q) < p) ++q;
+  return q;
+}
+
 // Träff's n-block broadcast on the circulant graph of M positions, root at position 0, with the
 // real blocks 0..n-1 padded by q - 1 empty ones: the schedule sends blocks above its last one as
 // that last one, and the padding makes that an empty block, so the root sends every real block

@@ -32,14 +32,10 @@ constexpr int kRelayFoldMaxLate = 8;
 // Fine blocks per logical block: the broadcast's first blocks are smaller (fold_runs' ramp).
 constexpr int kRelayFoldPer = 4;
 
-int ceil_log2_of(int p) {
-  int q = 0;
-  while ((1LL << q) < p) ++q;
-  return std::max(q, 1);
-}
+int ceil_log2_at_least_one(int p) { return std::max(ceil_log2_ranks(p), 1); }
 
 BlockRuns relay_runs(const GeneratorInput& in, bool ramp_up) {
-  return fold_runs(in.blocks, kRelayFoldPer, ceil_log2_of(in.p), ramp_up);
+  return fold_runs(in.blocks, kRelayFoldPer, ceil_log2_at_least_one(in.p), ramp_up);
 }
 
 // The early phase's input: E's |E| positions, reduce to position 0, on the logical blocks.
@@ -127,7 +123,7 @@ double relay_fold_allreduce_predict(const GeneratorInput& in) {
 int relay_fold_blocks(const GeneratorInput& in) {
   // The broadcast's (n + q)(alpha + beta bytes / n) is least at n = sqrt(q beta bytes / alpha)
   // logical blocks (pipeline_blocks; one when cores are shared), each kRelayFoldPer fine ones.
-  const int q = ceil_log2_of(in.p);
+  const int q = ceil_log2_at_least_one(in.p);
   return kRelayFoldPer * pipeline_blocks(in.bytes, q, in.cost, kBroadcastBlockFactor);
 }
 

@@ -17,18 +17,12 @@ namespace {
 
 constexpr int kRelayFoldReduceMaxLate = 8;
 
-int ceil_log2_of(int p) {
-  int q = 0;
-  while ((1LL << q) < p) ++q;
-  return q;
-}
-
 // The circulant phase's logical blocks: runs of the call's blocks, as many as the circulant
 // reduce of the whole vector would use (the call's block count is a multiple of that, at least
 // p, so that the Rabenseifner fallback halves whole blocks).
 BlockRuns relay_reduce_runs(const GeneratorInput& in) {
   const int logical =
-      pipeline_blocks(in.bytes, ceil_log2_of(in.p) - 1, in.cost, kBroadcastBlockFactor);
+      pipeline_blocks(in.bytes, ceil_log2_ranks(in.p) - 1, in.cost, kBroadcastBlockFactor);
   return fold_runs(in.blocks, std::max(1, in.blocks / std::max(1, logical)), 1, false);
 }
 
@@ -123,7 +117,7 @@ void relay_fold_reduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
 
 int relay_fold_reduce_blocks(const GeneratorInput& in) {
   const int logical =
-      pipeline_blocks(in.bytes, ceil_log2_of(in.p) - 1, in.cost, kBroadcastBlockFactor);
+      pipeline_blocks(in.bytes, ceil_log2_ranks(in.p) - 1, in.cost, kBroadcastBlockFactor);
   return logical * std::max(1, (in.p + logical - 1) / logical);
 }
 

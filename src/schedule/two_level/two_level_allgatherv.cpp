@@ -8,6 +8,7 @@
 
 #include "schedule/allgatherv_generators.hpp"
 #include "schedule/estimate.hpp"
+#include "schedule/portions.hpp"
 #include "schedule/schedule_sink.hpp"
 #include "schedule/two_level/two_level.hpp"
 #include "schedule/two_level/two_level_estimate.hpp"
@@ -22,14 +23,6 @@ struct AllgathervPlan {
   const AlgorithmInfo* row = nullptr;
   int per = 1;  // the leaders' blocks per node
 };
-
-// Each rank's portion in bytes: its count, or the even share of the buffer.
-std::vector<double> portion_bytes(const GeneratorInput& in) {
-  std::vector<double> b(static_cast<size_t>(in.p), in.p > 0 ? in.bytes / in.p : 0);
-  if (static_cast<int>(in.counts.size()) == in.p)
-    for (int r = 0; r < in.p; ++r) b[r] = static_cast<double>(in.counts[r]) * in.elem_bytes;
-  return b;
-}
 
 // When each leader holds its node's portions: the others' portions copied in one after another
 // through the leader's port, once they and the leader are there.
@@ -97,7 +90,7 @@ void two_level_allgatherv_schedule(const GeneratorInput& in, ScheduleSink& out) 
   }
   // A node whose chunk is empty (fewer blocks than chunks) has nothing to send for it: an empty
   // block of the leaders' schedule maps to no message, which the sink drops.
-  const GroupPhase among{.members = plan.leader, .first_round = 1, .block_map = map};
+  const GroupPhase among{.members = plan.leader, .first_round = 1, .stride = 1, .block_map = map};
   if (plan.nodes > 1) emit_phase(ap.row->generate, ap.leaders, among, out);
   emit_node_broadcasts(in, plan, *ap.row, ap.leaders, among, 1, out);
 }

@@ -41,7 +41,7 @@ void two_level_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   const TwoLevelPlan& plan = ap.nodes;
   const std::vector<BlockSet> whole = whole_buffer_map(in.blocks);
   const int64_t ra = emit_node_reduces(in, plan, out);
-  const GroupPhase among{.members = plan.leader, .first_round = ra};
+  const GroupPhase among{.members = plan.leader, .first_round = ra, .stride = 1, .block_map = {}};
   const std::vector<int> wanted = wanted_nodes(plan, out);
   // Among the leaders.
   if (plan.nodes > 1) emit_phase(ap.row->generate, ap.leaders, among, out);

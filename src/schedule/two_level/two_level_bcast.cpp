@@ -35,7 +35,8 @@ BcastPlan bcast_plan(const GeneratorInput& in) {
 void two_level_bcast_schedule(const GeneratorInput& in, ScheduleSink& out) {
   if (in.p == 1) return;
   const BcastPlan bp = bcast_plan(in);
-  const GroupPhase among{.members = bp.nodes.leader};
+  const GroupPhase among{
+      .members = bp.nodes.leader, .first_round = 0, .stride = 1, .block_map = {}};
   if (bp.nodes.nodes > 1) emit_phase(bp.row->generate, bp.leaders, among, out);
   emit_node_broadcasts(in, bp.nodes, *bp.row, bp.leaders, among, 0, out);
 }

@@ -36,7 +36,8 @@ void two_level_reduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   const TwoLevelPlan& plan = rp.nodes;
   const int64_t ra = emit_node_reduces(in, plan, out);
   if (plan.nodes > 1)
-    emit_phase(rp.row->generate, rp.leaders, GroupPhase{.members = plan.leader, .first_round = ra},
+    emit_phase(rp.row->generate, rp.leaders,
+               GroupPhase{.members = plan.leader, .first_round = ra, .stride = 1, .block_map = {}},
                out);
 }
 

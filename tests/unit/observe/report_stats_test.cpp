@@ -442,7 +442,9 @@ TEST(ReportStats, NamesTheLateRankWithItsLateness) {
   ASSERT_EQ(c.last_by_call.size(), c.keys[0].matched);
   for (size_t i = 0; i < c.last_by_call.size(); ++i) {
     EXPECT_EQ(c.last_by_call[i].second, 2);
-    if (i > 0) EXPECT_LT(c.last_by_call[i - 1].first, c.last_by_call[i].first);
+    if (i > 0) {
+      EXPECT_LT(c.last_by_call[i - 1].first, c.last_by_call[i].first);
+    }
   }
 }
 

@@ -120,7 +120,9 @@ TEST(TreeEstimate, PipelinedTreesAreCloseToTheCostModel) {
         << "binomial p=" << in.p << " B=" << in.blocks;
     EXPECT_LT(std::abs(ec), in.arrivals.empty() ? 0.1 : 0.2)
         << "chain p=" << in.p << " B=" << in.blocks;
-    if (in.arrivals.empty()) EXPECT_NEAR(ec, 0, 1e-9) << "a balanced chain is exact";
+    if (in.arrivals.empty()) {
+      EXPECT_NEAR(ec, 0, 1e-9) << "a balanced chain is exact";
+    }
   }
   std::cout << "[ info ] pipelined trees: worst |estimate / cost model - 1| balanced " << worst[0]
             << ", under arrivals " << worst[1] << "\n";

@@ -35,7 +35,7 @@ std::string algo_name(Collective c, MpiLibrary l, const GeneratorInput& in, doub
   return library_algorithm(LibraryCall{c, l, type_bytes, true}, in).name;
 }
 
-const double kFourMiB = 4.0 * 1024 * 1024;
+const double kLibraryFourMiB = 4.0 * 1024 * 1024;
 
 // The mean elapsed time of algorithm `a` as the model estimates it (library_predict for a given
 // algorithm rather than the rule's).
@@ -91,9 +91,9 @@ TEST(LibraryRules, WhatEachLibraryRuns) {
   using enum Collective;
   using enum MpiLibrary;
   // gige-48 and -128, 1M floats: Rabenseifner (SMPI's rab_rdb), as SMPI measured (docs/results.md).
-  EXPECT_EQ(algo_name(allreduce, smpi_ompi, gige(48, kFourMiB)), "rab_rdb");
-  EXPECT_EQ(algo_name(allreduce, smpi_ompi, gige(128, kFourMiB)), "rab_rdb");
-  EXPECT_EQ(algo_name(allreduce, open_mpi, gige(48, kFourMiB)), "rabenseifner");
+  EXPECT_EQ(algo_name(allreduce, smpi_ompi, gige(48, kLibraryFourMiB)), "rab_rdb");
+  EXPECT_EQ(algo_name(allreduce, smpi_ompi, gige(128, kLibraryFourMiB)), "rab_rdb");
+  EXPECT_EQ(algo_name(allreduce, open_mpi, gige(48, kLibraryFourMiB)), "rabenseifner");
   EXPECT_EQ(algo_name(allreduce, smpi_ompi, gige(1024, 4096)), "rdb");
   EXPECT_EQ(algo_name(allreduce, smpi_ompi, gige(4, 65536)), "rab_rdb");
   EXPECT_EQ(algo_name(allreduce, smpi_ompi, gige(3, 65536)), "lr");
@@ -103,12 +103,13 @@ TEST(LibraryRules, WhatEachLibraryRuns) {
   EXPECT_EQ(library_algorithm({allreduce, open_mpi, 4, true}, gige(3, 131072)).algo,
             LibraryAlgo::ring);
   EXPECT_EQ(algo_name(allreduce, open_mpi, gige(40, 64)), "recursive_doubling");
-  EXPECT_EQ(algo_name(allreduce, smpi_mpich, gige(48, kFourMiB)), "mvapich2_two_level");
-  EXPECT_EQ(algo_name(allreduce, mpich, gige(48, kFourMiB)), "reduce_scatter_allgather");
+  EXPECT_EQ(algo_name(allreduce, smpi_mpich, gige(48, kLibraryFourMiB)), "mvapich2_two_level");
+  EXPECT_EQ(algo_name(allreduce, mpich, gige(48, kLibraryFourMiB)), "reduce_scatter_allgather");
   EXPECT_EQ(algo_name(allreduce, mpich, gige(48, 8)), "recursive_doubling");
   EXPECT_EQ(algo_name(allreduce, mpich, gige(48, 64), 4), "recursive_doubling");  // 16 < pof2 32
   // reduce at 48 ranks: the binomial tree, whole for 4 MiB, SMPI in 1 KiB segments for 16 KiB.
-  const LibraryAlgorithm r4 = library_algorithm({reduce, smpi_ompi, 4, true}, gige(48, kFourMiB));
+  const LibraryAlgorithm r4 =
+      library_algorithm({reduce, smpi_ompi, 4, true}, gige(48, kLibraryFourMiB));
   const LibraryAlgorithm r16 = library_algorithm({reduce, smpi_ompi, 4, true}, gige(48, 16384));
   EXPECT_STREQ(r4.name, "ompi_binomial");
   EXPECT_EQ(r4.segment_bytes, 0);
@@ -117,21 +118,23 @@ TEST(LibraryRules, WhatEachLibraryRuns) {
   // SMPI's segment rule for the binomial reduce: 1 KiB where p > 0.6016 m / 1024 + 1.3496.
   EXPECT_EQ(library_algorithm({reduce, smpi_ompi, 4, true}, gige(48, 76800)).segment_bytes, 1024);
   EXPECT_EQ(library_algorithm({reduce, smpi_ompi, 4, true}, gige(48, 81920)).segment_bytes, 0);
-  EXPECT_EQ(algo_name(reduce, open_mpi, gige(4, kFourMiB)), "linear");
-  EXPECT_EQ(algo_name(reduce, mpich, gige(48, kFourMiB)), "reduce_scatter_gather");
+  EXPECT_EQ(algo_name(reduce, open_mpi, gige(4, kLibraryFourMiB)), "linear");
+  EXPECT_EQ(algo_name(reduce, mpich, gige(48, kLibraryFourMiB)), "reduce_scatter_gather");
   EXPECT_EQ(algo_name(reduce, mpich, gige(48, 2048)), "binomial");
   // bcast at 48 ranks: the k-nomial tree (SMPI runs MVAPICH's, radix 4).
-  EXPECT_EQ(algo_name(bcast, smpi_ompi, gige(48, kFourMiB), 1), "mvapich2_knomial_intra_node");
+  EXPECT_EQ(algo_name(bcast, smpi_ompi, gige(48, kLibraryFourMiB), 1),
+            "mvapich2_knomial_intra_node");
   EXPECT_EQ(algo_name(bcast, open_mpi, gige(48, 16384), 1), "knomial");
   EXPECT_EQ(algo_name(bcast, smpi_ompi, gige(20, 8192), 1), "binomial_tree");
   EXPECT_EQ(algo_name(bcast, smpi_ompi, gige(8, 4096), 1), "NTSB");
-  EXPECT_EQ(algo_name(bcast, smpi_mpich, gige(48, kFourMiB), 1), "SMP_binomial");
+  EXPECT_EQ(algo_name(bcast, smpi_mpich, gige(48, kLibraryFourMiB), 1), "SMP_binomial");
   EXPECT_EQ(algo_name(bcast, mpich, gige(48, 12288), 1), "binomial");
   EXPECT_EQ(algo_name(bcast, mpich, gige(48, 12289), 1), "scatter_ring_allgather");
   EXPECT_EQ(algo_name(bcast, mpich, gige(64, 524288), 1), "scatter_recursive_doubling_allgather");
-  EXPECT_EQ(algo_name(bcast, mpich, gige(4, kFourMiB), 1), "binomial");
+  EXPECT_EQ(algo_name(bcast, mpich, gige(4, kLibraryFourMiB), 1), "binomial");
   // SMPI's ompi_pipeline bcast (alg 2 at 4-7 ranks from 1 MiB): segments by p and size.
-  const LibraryAlgorithm pipe = library_algorithm({bcast, smpi_ompi, 1, true}, gige(4, kFourMiB));
+  const LibraryAlgorithm pipe =
+      library_algorithm({bcast, smpi_ompi, 1, true}, gige(4, kLibraryFourMiB));
   EXPECT_STREQ(pipe.name, "ompi_pipeline");
   EXPECT_EQ(pipe.segment_bytes, 128 << 10);
   EXPECT_EQ(algo_name(allgatherv, smpi_ompi, gige(48, 48 * 8192.0), 1), "mpich_ring");
@@ -256,12 +259,12 @@ TEST(LibraryModel, MatchesSmpiOnGige48) {
   // 100 ms; 166.1 at p = 128 and 100 ms; 167.31 at p = 1024 and 100 ms (docs/smpi.md).
   const LibraryCall call{Collective::allreduce, MpiLibrary::smpi_ompi, 4, true};
   auto late = [](int p, double s) {
-    GeneratorInput in = gige(p, kFourMiB);
+    GeneratorInput in = gige(p, kLibraryFourMiB);
     in.arrivals.assign(static_cast<size_t>(p), 0.0);
     in.arrivals[1] = s;
     return in;
   };
-  EXPECT_NEAR(library_predict(call, gige(48, kFourMiB)) * 1e3, 121.2, 1.2);
+  EXPECT_NEAR(library_predict(call, gige(48, kLibraryFourMiB)) * 1e3, 121.2, 1.2);
   EXPECT_NEAR(library_predict(call, late(48, 0.05)) * 1e3, 170.2, 1.7);
   EXPECT_NEAR(library_predict(call, late(48, 0.1)) * 1e3, 219.1, 2.2);
   EXPECT_NEAR(library_predict(call, late(128, 0.1)) * 1e3, 166.1, 1.7);
@@ -269,7 +272,7 @@ TEST(LibraryModel, MatchesSmpiOnGige48) {
   // SMPI's mpich selector: recursive doubling of the whole buffer among 48 leaders (223.8 ms
   // measured with smpi/allreduce:rdb, docs/results.md).
   EXPECT_NEAR(library_predict({Collective::allreduce, MpiLibrary::smpi_mpich, 4, true},
-                              gige(48, kFourMiB)) *
+                              gige(48, kLibraryFourMiB)) *
                   1e3,
               223.8, 2.2);
 }
@@ -280,7 +283,7 @@ TEST(LibraryModel, SeveralRanksPerNodeShareTheLink) {
   // inside the nodes, its butterfly shares the links) and the mpich selector's two-level
   // all-reduce at 104.0 ms; the ring is as fast as on gige-48 (docs/algorithms.md, "The MPI
   // library in auto").
-  GeneratorInput flat = gige(48, kFourMiB);
+  GeneratorInput flat = gige(48, kLibraryFourMiB);
   GeneratorInput nodes = flat;
   nodes.cost.intra_alpha = 0.5e-6;
   nodes.cost.intra_beta = 1.25e-10;
@@ -317,7 +320,7 @@ TEST(LibraryModel, RootedCollectivesLetEarlyRanksGo) {
   // 1 in turn, so with rank 1 late ranks 3 and 2 leave once taken and only the root and rank 1
   // wait: the mean is far below everyone waiting (docs/algorithms.md: MPI_Reduce 7.7 ms for 20
   // ms of delay).
-  GeneratorInput in = gige(4, kFourMiB);
+  GeneratorInput in = gige(4, kLibraryFourMiB);
   in.cost.alpha = 5e-6;
   in.cost.beta = 1e-10;
   in.arrivals = {0, 0.02, 0, 0};

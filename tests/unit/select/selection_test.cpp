@@ -296,12 +296,16 @@ TEST(AutoSelection, OnNodesOfSeveralRanksTwoLevelAgainstTheLibrary) {
     EXPECT_LT(v.aware_elapsed, 0.8 * v.native_elapsed) << late;
     const AlgorithmInfo* r = choose_reduce(1 << 20, true, on_nodes(gige(48, kFourMiB, late, 0)),
                                            prepare, &v, 0, nullptr, MpiLibrary::smpi_ompi);
-    if (r != nullptr) EXPECT_TRUE(r->topology_aware) << r->name;
+    if (r != nullptr) {
+      EXPECT_TRUE(r->topology_aware) << r->name;
+    }
     for (const AlgorithmInfo* b :
          {choose_bcast(on_nodes(gige(48, kFourMiB, late, 0)), prep, MpiLibrary::smpi_ompi),
           choose_allgatherv(on_nodes(gige(48, kFourMiB, late)), false, prep,
                             MpiLibrary::smpi_ompi)})
-      if (b != nullptr) EXPECT_TRUE(b->topology_aware) << b->name;
+      if (b != nullptr) {
+        EXPECT_TRUE(b->topology_aware) << b->name;
+      }
   }
   // The same call with one rank per node: the flat rows, never two-level.
   AutoVerdict flat;
