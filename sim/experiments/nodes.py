@@ -17,6 +17,7 @@ computation charged, papcoll with the platform's Hockney parameters (--alpha 22e
                 all-gatherv of 4 MiB; on time and one rank late, rand-late, k-late:4 (50 ms); every
                 papcoll row, auto and native
   sweep-16x8    gige-16x8 (128 ranks): the same at 100 ms
+                (sweep-8x6-reduce and the like: one collective of a sweep)
   scale-64x16   gige-64x16 (1024 ranks): one native all-reduce (the ompi selector), on time,
                 1 measured iteration after 1 warm-up, buffers folded and results unchecked (as in
                 docs/smpi.md, "Scale"): the simulation's wall time and memory
@@ -75,16 +76,18 @@ def main():
     # mode and size: what docs/results.md's many-core table reads.
     for part, platform, np, delay in (("sweep-8x6", "gige-8x6", 48, 50),
                                       ("sweep-16x8", "gige-16x8", 128, 100)):
-        if not wants(args, part):
-            continue
         for op, size in (("allreduce", "1M"), ("reduce", "1M"), ("bcast", "4MiB"),
                          ("bcast", "16KiB"), ("allgatherv", "4MiB")):
+            # --only sweep-8x6 runs them all, --only sweep-8x6-reduce one collective.
+            group = f"{part}-{op}"
+            if not (wants(args, part) or wants(args, group)):
+                continue
             for mode in ("one-late", "rand-late", "k-late:4"):
                 delays = f"0,{delay}" if mode == "one-late" else str(delay)
                 exp.run(part, platform, np,
                         ["--op", op, "--size", size, "--mode", mode, "--max-delay", delays,
                          "--algo", "all", "--iters", "2", "--warmup", "1"] + tau,
-                        variant=f"{op}-{size}-{mode}")
+                        variant=f"{op}-{size}-{mode}", group=group)
     if wants(args, "scale-64x16"):
         exp.run("scale-64x16", "gige-64x16", 1024,
                 ["--op", "allreduce", "--size", "1M", "--mode", "none", "--algo", "native",

@@ -16,7 +16,7 @@ import sys
 from common import ROOT, rows_of, slowest_rank_ms
 from plots import PLOTTERS, size_label
 
-EXPERIMENTS = ("allreduce", "reduce", "bcast", "arrival", "scatter_gather", "late_fold")
+EXPERIMENTS = ("allreduce", "reduce", "bcast", "arrival", "scatter_gather", "late_fold", "nodes")
 
 
 def load(results_dir):
@@ -79,8 +79,10 @@ def source_line(doc):
 
 def cost_model(algo, p, nbytes, alpha, beta, late_s=None, tau=None):
     """Mean elapsed time (ms) that papcoll's cost model predicts, or None."""
-    sched = os.path.join(ROOT, "build-smpi", "bin", "papcoll-sched")
-    if not os.access(sched, os.X_OK):
+    # papcoll-sched needs no MPI: the SMPI build's or the main build's (the same code).
+    sched = next((s for s in (os.path.join(ROOT, d, "bin", "papcoll-sched")
+                              for d in ("build-smpi", "build")) if os.access(s, os.X_OK)), None)
+    if sched is None:
         return None
     cmd = [sched, "cost", algo, "--p", str(p), "--bytes", str(nbytes), "--alpha", repr(alpha),
            "--beta", repr(beta), "--format", "json"]
@@ -874,6 +876,65 @@ def late_fold_section(doc, png):
     return out
 
 
+def nodes_section(doc, png):
+    """Platforms of many-core nodes (sim/experiments/nodes.py): auto against the MPI library's
+    collective and papcoll's fastest row, per collective, size and arrival mode."""
+    runs = doc["runs"]
+    lines = ["## Nodes of several ranks (gige-8x6, gige-16x8)", "",
+             "Every rank of a node shares the node's one 1 Gbps link; inside a node a FATPIPE loopback "
+             "of 0.5 us and 8 GB/s stands for shared memory (sim/platforms/README.md). 1M floats for "
+             "the reductions, 4 MiB and 16 KiB broadcasts, a 4 MiB all-gatherv; `--alpha 2.2e-05 "
+             "--beta 8e-09` (the links between nodes; papcoll measures those inside a node, "
+             "docs/calibration.md), computation charged, 2 measured iterations after 1 warm-up. "
+             "`native` is SMPI's `ompi` selector. `auto`/library and `auto`/best: ratios of mean "
+             "elapsed time in the same simulation (below 1: `auto` faster); best: papcoll's fastest "
+             "row there (not `auto`). P/delta: time after the last arrival over one whole-buffer "
+             "message between nodes.", "", source_line(doc), ""]
+    native_all = {}
+    for r in runs:
+        if r["part"] in ("native-8x6", "native-16x8", "others-16x8"):
+            for row in r["rows"]:
+                native_all.setdefault((r["platform"], row["max_delay_ms"]), []).append(
+                    (row["mean_elapsed_ms"], r.get("variant")))
+    for part, platform in (("sweep-8x6", "gige-8x6"), ("sweep-16x8", "gige-16x8")):
+        sweep = [r for r in runs if r["part"] == part]
+        if not sweep:
+            continue
+        rows = []
+        for r in sweep:
+            by_delay = {}
+            for row in r["rows"]:
+                by_delay.setdefault(row["max_delay_ms"], []).append(row)
+            for delay, rs in sorted(by_delay.items()):
+                by = {x["algorithm"]: x for x in rs}
+                a, n = by.get("auto"), by.get("native")
+                own = [x for x in rs if x["algorithm"] not in ("auto", "native")]
+                if a is None or n is None or not own:
+                    continue
+                best = min(own, key=lambda x: x["mean_elapsed_ms"])
+                mode = rs[0]["mode"] if delay else "on time"
+                op = f"{rs[0]['op']} {r['variant'].split('-')[1]}"
+                rows.append([op, mode, f"{delay:g}", fmt(a["mean_elapsed_ms"], 2),
+                             f"{best['algorithm']} {fmt(best['mean_elapsed_ms'], 2)}",
+                             fmt(n["mean_elapsed_ms"], 2),
+                             fmt(a["mean_elapsed_ms"] / n["mean_elapsed_ms"], 3),
+                             fmt(a["mean_elapsed_ms"] / best["mean_elapsed_ms"], 3),
+                             fmt(a.get("post_arrival_over_delta"), 2),
+                             fmt(n.get("post_arrival_over_delta"), 2), fmt(r["wall_s"], 0)])
+        p = sweep[0]["np"]
+        lines += [f"### {platform} ({p} ranks), {len(sweep)} simulations", "",
+                  table(["collective", "arrivals", "delay ms", "auto ms", "best papcoll row ms",
+                         "native ms", "auto/native", "auto/best", "P/delta auto",
+                         "P/delta native", "simulation wall s"], rows), ""]
+        for delay in sorted({d for (pl, d) in native_all if pl == platform}):
+            got = sorted(native_all[(platform, delay)])
+            if got:
+                lines += [f"The MPI library's all-reduce with each of SMPI's algorithms forced "
+                          f"({platform}, delay {delay:g} ms, fastest first): " + ", ".join(
+                              f"`{v}` {m:.2f}" for m, v in got[:6]) + ".", ""]
+    return lines
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", default=os.path.join(ROOT, "sim", "results"))
@@ -917,7 +978,7 @@ def main():
 
 SECTIONS = {"allreduce": allreduce_section, "reduce": reduce_section, "bcast": bcast_section,
             "arrival": arrival_section, "scatter_gather": sg_section,
-            "late_fold": late_fold_section}
+            "late_fold": late_fold_section, "nodes": nodes_section}
 
 if __name__ == "__main__":
     sys.exit(main())

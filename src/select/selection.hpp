@@ -143,8 +143,9 @@ const AlgorithmInfo* choose_bcast(const GeneratorInput& base, const PrepareInput
 const AlgorithmInfo* choose_allgatherv(const GeneratorInput& base, bool shared_window,
                                        const PrepareInput& prepare,
                                        MpiLibrary library = MpiLibrary::generic);
-// The margin of that rule: the library model and the two-level estimates agree with SMPI within a
-// few percent on gige-8x6 (docs/algorithms.md), and a balanced program must not lose.
+// The margin of that rule, and of the reduce on such nodes (choose_for_arrivals): the library
+// model and the two-level estimates agree with SMPI within a few percent on gige-8x6 and
+// gige-16x8 (docs/results.md), and a balanced program must not lose.
 inline constexpr double kAutoMinGainOnNodes = 0.05;
 
 // The one seam through which every collective's "auto" is resolved (api/collective_driver.hpp
