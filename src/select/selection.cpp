@@ -188,7 +188,20 @@ const AlgorithmInfo* choose_reduce(int64_t count, bool commutative, const Genera
     if (verdict != nullptr) *verdict = AutoVerdict{nullptr, AutoWhy::rule};
     return nullptr;
   }
-  const AutoVerdict v = choose_for_arrivals(Collective::reduce, base, prepare, kAutoMinGainReduce,
+  // On one node over the shared-memory window (what prepare says for late-fold, whose one-node
+  // form is the candidate there) the smaller margin: measured, that form is 0.71-0.88x MPI_Reduce
+  // at 4 ranks with a rank late (docs/algorithms.md, "auto of the reduce on one node").
+  double min_gain = kAutoMinGainReduce;
+  if (const AlgorithmInfo* fold = find_algorithm(Collective::reduce, "late-fold");
+      fold != nullptr) {
+    GeneratorInput probe = base;
+    try {
+      prepare(*fold, &probe);
+      if (probe.cost.shared_memory) min_gain = kAutoMinGainReduceOneNode;
+    } catch (const std::exception&) {
+    }
+  }
+  const AutoVerdict v = choose_for_arrivals(Collective::reduce, base, prepare, min_gain,
                                             pattern_cost, recent, library,
                                             element_bytes(base, count));
   if (verdict != nullptr) *verdict = v;

@@ -56,6 +56,9 @@ inline constexpr double kAutoMinImbalance = 1.0;
 // min_gain of allreduce and reduce (see choose_for_arrivals).
 inline constexpr double kAutoMinGainAllreduce = 0.02;
 inline constexpr double kAutoMinGainReduce = 0.35;
+// ... on one node over the shared-memory window, where the cost model charges the window's copies
+// like messages and so underrates late-fold's one-node form (docs/algorithms.md).
+inline constexpr double kAutoMinGainReduceOneNode = 0.20;
 
 // Completes a generator input for one algorithm as the call would run it (blocks, round time).
 using PrepareInput = std::function<void(const AlgorithmInfo&, GeneratorInput*)>;
