@@ -743,7 +743,7 @@ int cmd_cost(const Args& a) {
     // What `auto` would cost the row with, without building the schedule (AlgorithmInfo::predict).
     if (info.predict != nullptr && !sg) {
       GeneratorInput e = in;
-      e.cost.alpha = parse_double("--alpha", a.get("--alpha"));
+      e.cost.alpha = parse_seconds("--alpha", a.get("--alpha"));
       e.cost.beta = parse_double("--beta", a.get("--beta"));
       e.cost.gamma = a.has("--gamma") ? parse_double("--gamma", a.get("--gamma")) : 0.0;
       std::cout << "estimate " << info.predict(e) << '\n';

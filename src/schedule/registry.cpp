@@ -142,7 +142,11 @@ const AlgorithmInfo kAlgorithms[] = {
      .uses_arrivals = true,
      .arrival_key = relay_fold_allreduce_arrival_key,
      .auto_role = arrival_aware,
-     .predict = relay_fold_allreduce_predict},
+     .predict = relay_fold_allreduce_predict,
+     // Below this late-fold (Clairvoyant's early reduce) was faster in SMPI: gige-48, one rank
+     // 50 ms late, 91.9 ms against relay-fold's 96-108; at gige-128 relay-fold 143.0 against
+     // late-fold's 155.0 (docs/algorithms.md, "relay-fold").
+     .auto_min_p = 128},
     {.name = "two-level",
      .collective = allreduce,
      .summary = "inside each node a reduce to its latest rank, among the nodes' leaders the "
@@ -191,7 +195,9 @@ const AlgorithmInfo kAlgorithms[] = {
      .uses_arrivals = true,
      .arrival_key = relay_fold_reduce_arrival_key,
      .auto_role = arrival_aware,
-     .predict = relay_fold_reduce_predict},
+     .predict = relay_fold_reduce_predict,
+     .auto_min_p = 128},  // as the all-reduce's
+
     {.name = "two-level",
      .collective = reduce,
      .summary = "inside each node a reduce to its latest rank (the root on its node), among the "

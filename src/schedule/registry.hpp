@@ -122,6 +122,9 @@ struct AlgorithmInfo {
   // its link (the two-level rows). On a layout of several ranks per node `auto` costs only such
   // rows (a flat row's estimate assumes a link per rank).
   bool topology_aware = false;
+  // `auto` considers an arrival-aware row only from this many ranks on: a row built for a scale
+  // where another's planning costs more than it saves can lose to that row below it.
+  int auto_min_p = 0;
 };
 
 // The whole schedule of `algo` for `in`: every rank's steps. Throws std::invalid_argument on input

@@ -140,7 +140,8 @@ AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base,
   for (const bool costly : {false, true})
     for (const AlgorithmInfo* a : algorithms_for(c)) {
       if (a->predict == nullptr || a->auto_role != AutoRole::arrival_aware ||
-          (a->generation_cost != nullptr) != costly || a->topology_aware != several_per_node)
+          (a->generation_cost != nullptr) != costly || a->topology_aware != several_per_node ||
+          base.p < a->auto_min_p)
         continue;
       std::string key;
       const double charge = pattern_cost +

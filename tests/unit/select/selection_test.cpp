@@ -68,11 +68,10 @@ TEST(AutoSelection, NativeForBalancedAndSlightlyImbalancedPatterns) {
 TEST(AutoSelection, ImbalanceAwareForOneLateRank) {
   // p = 3, one rank late: the model predicts PRR's schedule to finish like ring's (no gain), but
   // late-fold's to finish about one message after the late rank (docs/algorithms.md).
-  // (late-fold and relay-fold share that schedule's shape and estimate here; relay-fold plans
-  // without a simulation, so it is not charged one.)
+  // (relay-fold, which shares that schedule's shape here, is a candidate from 128 ranks on.)
   EXPECT_STREQ(name_of(
                    choose_allreduce(1 << 20, true, input(3, kFourMiB, one_late(3, 0.02)), prepare)),
-               "relay-fold");
+               "late-fold");
   for (int p : {4, 8}) {
     const AutoVerdict v = choose_for_arrivals(Collective::allreduce,
                                               input(p, kFourMiB, one_late(p, 0.02)), prepare,
