@@ -197,9 +197,8 @@ class AllgathervCall final : public CollectiveDescription {
   // themselves while the late ones compute) reads them.
   bool reads_arrivals() const override { return true; }
 
-  AutoRequest auto_request(const CollectiveCall& call,
-                           const std::vector<double>& arrivals) override {
-    AutoRequest r = CollectiveDescription::auto_request(call, arrivals);
+  AutoRequest auto_request(const CollectiveCall& call, std::vector<double> arrivals) override {
+    AutoRequest r = CollectiveDescription::auto_request(call, std::move(arrivals));
     r.units = total_;
     r.shared_memory = shared(call);
     base_input(call, &r.base);

@@ -112,9 +112,8 @@ class BcastCall final : public CollectiveDescription {
   // for) reads them.
   bool reads_arrivals() const override { return true; }
 
-  AutoRequest auto_request(const CollectiveCall& call,
-                           const std::vector<double>& arrivals) override {
-    AutoRequest r = CollectiveDescription::auto_request(call, arrivals);
+  AutoRequest auto_request(const CollectiveCall& call, std::vector<double> arrivals) override {
+    AutoRequest r = CollectiveDescription::auto_request(call, std::move(arrivals));
     r.units = view_.units;
     base_input(call, &r.base);
     r.prepare = [&call, this](const AlgorithmInfo& a, GeneratorInput* g) { prepare(call, a, g); };

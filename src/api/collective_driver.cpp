@@ -9,11 +9,11 @@
 namespace papcoll {
 
 AutoRequest CollectiveDescription::auto_request(const CollectiveCall& call,
-                                                const std::vector<double>& arrivals) {
+                                                std::vector<double> arrivals) {
   AutoRequest r;
   r.base.p = call.p();
   r.base.cost = call.cost();
-  r.base.arrivals = arrivals;
+  r.base.arrivals = std::move(arrivals);
   r.commutative = call.commutative();
   return r;
 }

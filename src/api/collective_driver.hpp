@@ -99,8 +99,10 @@ class CollectiveDescription {
   virtual bool reads_arrivals() const { return false; }
   // The bytes every rank passes alike (the report's call key); -1: not known before the call.
   virtual long long agreed_bytes() const { return -1; }
-  // Step 7: the facts of "auto" beyond the generator input (units, commutative, transport).
-  virtual AutoRequest auto_request(const CollectiveCall& call, const std::vector<double>& arrivals);
+  // Step 7: the facts of "auto" beyond the generator input (units, commutative, transport). The
+  // request owns the arrivals while auto weighs them (base.arrivals); the driver takes them back
+  // for the schedule, so the p-entry vector is never copied on the call path.
+  virtual AutoRequest auto_request(const CollectiveCall& call, std::vector<double> arrivals);
   // The call must go to the MPI library whatever the algorithm (decided from agreed values).
   virtual bool needs_native() const { return false; }
   // Step 8.
@@ -224,12 +226,13 @@ int run_collective(const char* who, Collective c, Description& d, const papcoll_
     bool native = (!sel.is_auto && sel.algo == nullptr) || d.needs_native();
     AutoChoice choice;
     if (sel.is_auto && !native) {
-      AutoRequest request = d.auto_request(call, arrivals);
+      AutoRequest request = d.auto_request(call, std::move(arrivals));
       request.library = running_mpi_library();
       request.on_time = &call.context().on_time_choices;
       choice = choose_auto(c, request);
       algo = choice.algo;
       native = choice.native;
+      arrivals = std::move(request.base.arrivals);
     }
     call.note_algorithm(native ? nullptr : algo);
     if (watch.on()) observe_ready(watch, call, native ? nullptr : algo, choice);

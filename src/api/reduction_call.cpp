@@ -136,13 +136,12 @@ SharedWindow* ReductionCall::window(CollectiveCall& call, const GeneratorInput& 
   return call.context().shared_window(in.blocks, view_.units * view_.unit.size);
 }
 
-AutoRequest ReductionCall::auto_request(const CollectiveCall& call,
-                                        const std::vector<double>& arrivals) {
+AutoRequest ReductionCall::auto_request(const CollectiveCall& call, std::vector<double> arrivals) {
   AutoRequest r;
   r.units = view_.units;
   r.commutative = call.commutative();
   base_input(call, &r.base);
-  r.base.arrivals = arrivals;
+  r.base.arrivals = std::move(arrivals);
   r.prepare = [this, &call](const AlgorithmInfo& a, GeneratorInput* g) { prepare(call, a, g); };
   // A pattern from a sampled history costs its measured exchange on every call while the site
   // acts on it (docs/prediction.md, "Sampling"): p - 1 small messages per rank.

@@ -39,8 +39,7 @@ class ReductionCall : public CollectiveDescription {
   long long agreed_bytes() const override {
     return static_cast<long long>(view_.units) * view_.unit.size;
   }
-  AutoRequest auto_request(const CollectiveCall& call,
-                           const std::vector<double>& arrivals) override;
+  AutoRequest auto_request(const CollectiveCall& call, std::vector<double> arrivals) override;
   GeneratorInput generator_input(const CollectiveCall& call, const AlgorithmInfo& algo,
                                  std::vector<double> arrivals) override;
 

@@ -114,6 +114,7 @@ class OnTimeChoices {
   // The row chosen for `key` (null: the MPI library's collective); false if none is kept.
   bool find(const std::string& key, const AlgorithmInfo** algo) const;
   void add(std::string key, const AlgorithmInfo* algo);  // the oldest of more than kKept goes
+  size_t size() const { return entries_.size(); }
   static constexpr size_t kKept = 16;
 
  private:
