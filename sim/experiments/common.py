@@ -38,7 +38,8 @@ NO_RESULTS = 3
 KEEP = ("op", "algorithm", "p", "count", "dtype", "bytes", "mode", "max_delay_ms", "pat",
         "blocks", "iters", "measured_iters", "mean_elapsed_ms", "stddev_ms", "median_ms",
         "min_ms", "max_ms", "speedup_vs_ring", "correct", "error", "per_rank_mean_ms",
-        "post_arrival_ms", "post_arrival_stddev_ms", "post_arrival_over_delta", "arrival_lag_ms")
+        "post_arrival_ms", "post_arrival_stddev_ms", "post_arrival_over_delta", "arrival_lag_ms",
+        "ran_algorithms")
 
 
 def parse_args(description, argv=None):

@@ -228,7 +228,8 @@ int run_collective(const char* who, Collective c, Description& d, const papcoll_
     if (sel.is_auto && !native) {
       AutoRequest request = d.auto_request(call, std::move(arrivals));
       request.library = running_mpi_library();
-      request.on_time = &call.context().on_time_choices;
+      request.remembered = &call.context().remembered_choices;
+      request.blocks_option = call.options().blocks;
       choice = choose_auto(c, request);
       algo = choice.algo;
       native = choice.native;

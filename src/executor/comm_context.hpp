@@ -56,7 +56,8 @@ struct CommContext {
   ScheduleCache schedules;
   // What `auto` chose lately on it, for its generation-cost charge (identical on every rank).
   RecentChoices recent_choices;
-  OnTimeChoices on_time_choices;
+  // auto's latest choices, answering a repeated call without weighing it again.
+  RememberedChoices remembered_choices;
 
   // The link models of options.model_file, identical on every rank (link_model_cache.hpp).
   LinkModelCache link_models;

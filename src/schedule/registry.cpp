@@ -130,7 +130,12 @@ const AlgorithmInfo kAlgorithms[] = {
      .auto_role = arrival_aware,
      .predict = late_fold_allreduce_predict,
      .generation_cost = late_fold_allreduce_generation_cost,
-     .one_version = true},
+     .one_version = true,
+     // From relay-fold's auto_min_p on, relay-fold has late-fold's shape without its global plan.
+     // Above it `auto` under-charged that plan for a new pattern: gige-128, random lateness up to
+     // 100 ms, auto 124.2 ms (late-fold in one of two iterations, 155 there) against PRR's 106.8
+     // and the library's 116.5 (docs/algorithms.md, "relay-fold").
+     .auto_max_p = 127},
     {.name = "relay-fold",
      .collective = allreduce,
      .summary = "early ranks reduce to a relay by Traff's round-optimal reduce while the late "

@@ -125,6 +125,8 @@ struct AlgorithmInfo {
   // `auto` considers an arrival-aware row only from this many ranks on: a row built for a scale
   // where another's planning costs more than it saves can lose to that row below it.
   int auto_min_p = 0;
+  // ... and up to this many (0: no bound): above it another row does the same with less planning.
+  int auto_max_p = 0;
 };
 
 // The whole schedule of `algo` for `in`: every rank's steps. Throws std::invalid_argument on input

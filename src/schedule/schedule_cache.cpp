@@ -217,17 +217,17 @@ bool RecentChoices::contains(const std::string& key) const {
   return std::find(keys_.begin(), keys_.end(), key) != keys_.end();
 }
 
-bool OnTimeChoices::find(const std::string& key, const AlgorithmInfo** algo) const {
-  for (const auto& [k, a] : entries_)
+bool RememberedChoices::find(const std::string& key, RememberedChoice* choice) const {
+  for (const auto& [k, c] : entries_)
     if (k == key) {
-      *algo = a;
+      *choice = c;
       return true;
     }
   return false;
 }
 
-void OnTimeChoices::add(std::string key, const AlgorithmInfo* algo) {
-  entries_.emplace_front(std::move(key), algo);
+void RememberedChoices::add(std::string key, const RememberedChoice& choice) {
+  entries_.emplace_front(std::move(key), choice);
   if (entries_.size() > kKept) entries_.pop_back();
 }
 

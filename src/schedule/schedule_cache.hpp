@@ -105,20 +105,28 @@ class RecentChoices {
   std::deque<std::string> keys_;  // most recent first
 };
 
-// auto's latest choices on nodes of several ranks (select/selection.cpp): each weighs the two-level
-// rows against the library model, tens of microseconds of estimates at 48 ranks, the same for
-// every repetition of the call and its arrival pattern. Keyed exactly (what the choice reads),
-// changed only by choose_auto, so alike on every rank, like RecentChoices.
-class OnTimeChoices {
+// auto's latest choices (select/selection.cpp): each weighs the rows' estimates against the library
+// model, tens of microseconds at 48 ranks on nodes, one to two milliseconds of every rank's time
+// at 512 to 1024 ranks with arrivals (in SMPI, computation charged: auto 147.3 ms against the row
+// it ran, relay-fold, 145.3), the same for every repetition of a call and its arrival pattern.
+// Keyed exactly (everything the choice reads), changed only by choose_auto, so alike on every
+// rank, like RecentChoices. A remembered choice stays right while RecentChoices changes: a row's
+// generation charge only drops once it is chosen, so weighing again would choose it again.
+struct RememberedChoice {
+  const AlgorithmInfo* algo = nullptr;  // null: the MPI library's collective
+  int why = 0;                          // select/selection.hpp AutoWhy, for the report
+  double gain = 0;
+};
+class RememberedChoices {
  public:
-  // The row chosen for `key` (null: the MPI library's collective); false if none is kept.
-  bool find(const std::string& key, const AlgorithmInfo** algo) const;
-  void add(std::string key, const AlgorithmInfo* algo);  // the oldest of more than kKept goes
+  // The choice made for `key`; false if none is kept.
+  bool find(const std::string& key, RememberedChoice* choice) const;
+  void add(std::string key, const RememberedChoice& choice);  // the oldest of more than kKept goes
   size_t size() const { return entries_.size(); }
   static constexpr size_t kKept = 16;
 
  private:
-  std::deque<std::pair<std::string, const AlgorithmInfo*>> entries_;  // most recent first
+  std::deque<std::pair<std::string, RememberedChoice>> entries_;  // most recent first
 };
 
 }  // namespace papcoll

@@ -141,7 +141,7 @@ AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base,
     for (const AlgorithmInfo* a : algorithms_for(c)) {
       if (a->predict == nullptr || a->auto_role != AutoRole::arrival_aware ||
           (a->generation_cost != nullptr) != costly || a->topology_aware != several_per_node ||
-          base.p < a->auto_min_p)
+          base.p < a->auto_min_p || (a->auto_max_p > 0 && base.p > a->auto_max_p))
         continue;
       std::string key;
       const double charge = pattern_cost +
@@ -307,7 +307,7 @@ namespace {
 
 // What a choice on nodes of several ranks reads, exactly (the agreed arrivals too: a pattern that
 // repeats, as a loop's persistent straggler does, is weighed once).
-std::string on_time_key(Collective c, const AutoRequest& r) {
+std::string remembered_key(Collective c, const AutoRequest& r) {
   std::string key;
   // Built in one allocation: at p = 1024 the arrivals are 8 KiB, and this runs on every call.
   key.reserve(128 + sizeof(long long) * r.base.counts.size() +
@@ -329,6 +329,10 @@ std::string on_time_key(Collective c, const AutoRequest& r) {
   put(r.base.cost.intra_alpha);
   put(r.base.cost.intra_beta);
   put(r.base.cost.cores_shared);
+  put(r.base.cost.shared_memory);
+  put(r.base.elem_bytes);
+  put(r.pattern_cost);
+  put(r.blocks_option);
   put(r.base.counts.size());
   put_all(r.base.counts);
   put(r.base.arrivals.size());
@@ -340,16 +344,19 @@ std::string on_time_key(Collective c, const AutoRequest& r) {
 
 AutoChoice choose_auto(Collective c, const AutoRequest& r) {
   AutoChoice choice;
-  // Calls on nodes of several ranks are weighed anew unless the same call was weighed lately.
-  const bool remember = r.on_time != nullptr && r.base.p >= 2 && c != Collective::scatterv &&
-                        c != Collective::gatherv && several_ranks_per_node(r.base);
+  // A call is weighed anew unless the same call was weighed lately. What the communicator, its
+  // layout and the library are is the memory's own (one per communicator); the key holds everything
+  // else the choice reads. scatterv/gatherv choose their tree where the schedule is cached.
+  const bool remember = r.remembered != nullptr && r.base.p >= 2 && c != Collective::scatterv &&
+                        c != Collective::gatherv;
   std::string key;
   if (remember) {
-    key = on_time_key(c, r);
-    if (const AlgorithmInfo* a = nullptr; r.on_time->find(key, &a)) {
-      choice.algo = a;
-      choice.native = a == nullptr;
-      choice.why = a != nullptr ? AutoWhy::aware : AutoWhy::small_gain;
+    key = remembered_key(c, r);
+    if (RememberedChoice kept; r.remembered->find(key, &kept)) {
+      choice.algo = kept.algo;
+      choice.native = kept.algo == nullptr;
+      choice.why = static_cast<AutoWhy>(kept.why);
+      choice.gain = kept.gain;
       return choice;
     }
   }
@@ -375,7 +382,8 @@ AutoChoice choose_auto(Collective c, const AutoRequest& r) {
     case Collective::gatherv: choice.tree_by_schedule_source = true; return choice;
   }
   choice.native = choice.algo == nullptr;
-  if (remember) r.on_time->add(std::move(key), choice.algo);
+  if (remember)
+    r.remembered->add(std::move(key), {choice.algo, static_cast<int>(choice.why), choice.gain});
   return choice;
 }
 

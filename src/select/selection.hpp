@@ -168,8 +168,10 @@ struct AutoRequest {
   // allreduce, reduce: the communicator's recent choices (RecentChoices); null charges every
   // costly row its generation cost.
   RecentChoices* recent = nullptr;
-  // The communicator's choices for calls on time on nodes of several ranks; null: chosen anew.
-  OnTimeChoices* on_time = nullptr;
+  // The communicator's latest choices (RememberedChoices); null: every call is weighed anew.
+  RememberedChoices* remembered = nullptr;
+  // The block count the caller's options force (0: each row's own), which `prepare` reads.
+  int blocks_option = 0;
   // The MPI library running (api/mpi_library.hpp), whose collective auto weighs papcoll's
   // schedules against; the same on every rank.
   MpiLibrary library = MpiLibrary::generic;

@@ -340,7 +340,7 @@ TEST(AutoSelection, ReduceOnOneNodeTakesLateFoldAtTheSmallerMargin) {
 }
 
 TEST(AutoSelection, OnNodesAChoiceIsRememberedForTheSameCallOnly) {
-  // choose_auto keeps its last choices for calls on nodes of several ranks (OnTimeChoices): a
+  // choose_auto keeps its last choices for calls on nodes of several ranks (RememberedChoices): a
   // repeated call (the same arrivals) is answered from memory, one that differs in a single
   // arrival is weighed anew, and the remembered answer is the one weighing gives.
   auto request = [](double late) {
@@ -354,34 +354,58 @@ TEST(AutoSelection, OnNodesAChoiceIsRememberedForTheSameCallOnly) {
     r.library = MpiLibrary::smpi_ompi;
     return r;
   };
-  OnTimeChoices memo;
+  RememberedChoices memo;
   AutoRequest late = request(0.05);
   const AutoChoice fresh = choose_auto(Collective::allreduce, late);
-  late.on_time = &memo;
+  late.remembered = &memo;
   const AutoChoice first = choose_auto(Collective::allreduce, late);
   const AutoChoice again = choose_auto(Collective::allreduce, late);
   EXPECT_EQ(first.algo, fresh.algo);
   EXPECT_EQ(again.algo, fresh.algo);
   EXPECT_EQ(again.native, fresh.native);
+  EXPECT_EQ(again.why, first.why);
   EXPECT_EQ(memo.size(), 1u);
   // The same call with the late rank on time is a different call: weighed again (a second entry),
   // and its answer is a fresh weighing's.
   AutoRequest on_time = request(0.05);
   on_time.base.arrivals.assign(48, 0.0);
   const AutoChoice fresh_on_time = choose_auto(Collective::allreduce, on_time);
-  on_time.on_time = &memo;
+  on_time.remembered = &memo;
   EXPECT_EQ(choose_auto(Collective::allreduce, on_time).algo, fresh_on_time.algo);
   EXPECT_EQ(memo.size(), 2u);
   // One arrival a microsecond off: weighed again too.
   late.base.arrivals[7] += 1e-6;
   choose_auto(Collective::allreduce, late);
   EXPECT_EQ(memo.size(), 3u);
-  // The memory keeps the last OnTimeChoices::kKept calls.
+  // The memory keeps the last RememberedChoices::kKept calls.
   for (int i = 0; i < 40; ++i) {
     late.base.arrivals[9] = 1e-3 * i;
     choose_auto(Collective::allreduce, late);
   }
-  EXPECT_EQ(memo.size(), OnTimeChoices::kKept);
+  EXPECT_EQ(memo.size(), RememberedChoices::kKept);
+}
+
+TEST(AutoSelection, OneRankPerNodeARepeatedCallIsRememberedToo) {
+  // gige-512, one rank 100 ms late: weighing costs every rank one to two milliseconds of estimates
+  // (SMPI, computation charged); a repeated call takes the remembered row, with its reason.
+  AutoRequest r;
+  r.units = 1 << 20;
+  r.base = gige(512, kFourMiB, 0.1);
+  r.prepare = prepare;
+  r.library = MpiLibrary::smpi_ompi;
+  const AutoChoice fresh = choose_auto(Collective::allreduce, r);
+  RememberedChoices memo;
+  r.remembered = &memo;
+  const AutoChoice first = choose_auto(Collective::allreduce, r);
+  const AutoChoice again = choose_auto(Collective::allreduce, r);
+  EXPECT_EQ(first.algo, fresh.algo);
+  EXPECT_EQ(again.algo, fresh.algo);
+  EXPECT_EQ(again.why, fresh.why);
+  EXPECT_EQ(memo.size(), 1u);
+  // The caller's block count is part of the call.
+  r.blocks_option = 64;
+  choose_auto(Collective::allreduce, r);
+  EXPECT_EQ(memo.size(), 2u);
 }
 
 }  // namespace
