@@ -193,18 +193,36 @@ const AlgorithmInfo* choose_reduce(int64_t count, bool commutative, const Genera
   // form is the candidate there) the smaller margin: measured, that form is 0.71-0.88x MPI_Reduce
   // at 4 ranks with a rank late (docs/algorithms.md, "auto of the reduce on one node").
   double min_gain = kAutoMinGainReduce;
+  bool one_node_window = false;
   if (const AlgorithmInfo* fold = find_algorithm(Collective::reduce, "late-fold");
       fold != nullptr) {
     GeneratorInput probe = base;
     try {
       prepare(*fold, &probe);
-      if (probe.cost.shared_memory) min_gain = kAutoMinGainReduceOneNode;
+      one_node_window = probe.cost.shared_memory;
+      if (one_node_window) min_gain = kAutoMinGainReduceOneNode;
     } catch (const std::exception&) {
     }
   }
-  const AutoVerdict v = choose_for_arrivals(Collective::reduce, base, prepare, min_gain,
-                                            pattern_cost, recent, library,
-                                            element_bytes(base, count));
+  AutoVerdict v = choose_for_arrivals(Collective::reduce, base, prepare, min_gain, pattern_cost,
+                                      recent, library, element_bytes(base, count));
+  const bool flat = base.nodes == nullptr || base.nodes->one_rank_per_node();
+  if (v.algo == nullptr && flat && base.p >= kAutoBalancedReduceMinP && !one_node_window) {
+    const LibraryCall lib{Collective::reduce, library, element_bytes(base, count), true};
+    const double t_library = library_predict(lib, base);
+    const AlgorithmInfo* best = nullptr;
+    double t_best = kInf;
+    for (const AlgorithmInfo* a : algorithms_for(Collective::reduce)) {
+      if (a->auto_role != AutoRole::balanced || a->predict == nullptr) continue;
+      const double t = predicted(*a, base, base.arrivals, prepare);
+      if (t < t_best) t_best = t, best = a;
+    }
+    if (best != nullptr && std::isfinite(t_library) &&
+        t_best <= (1.0 - kAutoMinGainReduce) * t_library) {
+      v.algo = best;
+      v.why = AutoWhy::rule;
+    }
+  }
   if (verdict != nullptr) *verdict = v;
   return v.algo;
 }

@@ -56,6 +56,12 @@ inline constexpr double kAutoMinImbalance = 1.0;
 // min_gain of allreduce and reduce (see choose_for_arrivals).
 inline constexpr double kAutoMinGainAllreduce = 0.02;
 inline constexpr double kAutoMinGainReduce = 0.35;
+// From this many ranks on, with one rank per node, a reduce that nothing arrival-aware speeds up
+// takes papcoll's balanced reduce (Rabenseifner's, radix-k) where it is predicted
+// kAutoMinGainReduce faster than the library's: Open MPI 4.1 and SMPI's ompi selector run a
+// binomial tree of the whole vector there, about twice a bandwidth-optimal reduce
+// (docs/algorithms.md, "auto", step 5).
+inline constexpr int kAutoBalancedReduceMinP = 128;
 // ... on one node over the shared-memory window, where the cost model charges the window's copies
 // like messages and so underrates late-fold's one-node form (docs/algorithms.md).
 inline constexpr double kAutoMinGainReduceOneNode = 0.20;
