@@ -946,7 +946,9 @@ def scale_section(doc, png):
              "is SMPI's `ompi` selector (Rabenseifner's all-reduce and a binomial reduce at this "
              "size). library/auto: the library's mean elapsed time over `auto`'s (above 1: `auto` "
              "faster). P/delta: the mean time after the last arrival over one whole-buffer message "
-             "(delta = 33.6 ms). What `auto` ran is in brackets.", "", source_line(doc), ""]
+             "(delta = 33.6 ms); for the reduce it is negative where most ranks are done before "
+             "the late one arrives (only the root waits for it). What `auto` ran is in brackets.",
+             "", source_line(doc) + " Notes: " + "; ".join(doc.get("notes", [])) + ".", ""]
     rows = []
     for r in doc["runs"]:
         by = {x["algorithm"]: x for x in r["rows"]}
