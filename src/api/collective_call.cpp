@@ -53,10 +53,13 @@ bool CollectiveCall::reads_network(bool several_per_node) const {
   if (p_ < 2 || (!sel_.is_auto && sel_.algo == nullptr)) return false;
   // "auto" of a reduction without arrival times is the MPI library's collective: no costs read
   // (selection.cpp), so a balanced program's small calls never wait for a measurement; except on
-  // nodes of several ranks, where a two-level schedule is costed against the library.
+  // nodes of several ranks, where a two-level schedule is costed against the library, and for a
+  // reduce from kAutoBalancedReduceMinP ranks on, costed against the library's binomial tree.
   const bool reduction = collective_ == Collective::allreduce || collective_ == Collective::reduce;
+  const bool balanced_reduce_costed = collective_ == Collective::reduce &&
+                                      p_ >= kAutoBalancedReduceMinP;
   if (reduction && sel_.is_auto && opt_.arrivals == nullptr && monitor_ == nullptr &&
-      !several_per_node)
+      !several_per_node && !balanced_reduce_costed)
     return false;
   const bool sg = collective_ == Collective::scatterv || collective_ == Collective::gatherv;
   // On nodes of several ranks the links inside a node weigh as much as those between nodes, and

@@ -339,6 +339,22 @@ TEST(AutoSelection, ReduceOnOneNodeTakesLateFoldAtTheSmallerMargin) {
   }
 }
 
+// Weighs `r` without a memory, then twice with `memo`: both remembered answers must be the fresh
+// one, reason included, and the memory must hold one entry more than before.
+void expect_remembered_like_fresh(AutoRequest r, RememberedChoices* memo) {
+  const size_t before = memo->size();
+  r.remembered = nullptr;
+  const AutoChoice fresh = choose_auto(Collective::allreduce, r);
+  r.remembered = memo;
+  for (int i = 0; i < 2; ++i) {
+    const AutoChoice got = choose_auto(Collective::allreduce, r);
+    EXPECT_EQ(got.algo, fresh.algo) << i;
+    EXPECT_EQ(got.native, fresh.native) << i;
+    EXPECT_EQ(got.why, fresh.why) << i;
+  }
+  EXPECT_EQ(memo->size(), before + 1);
+}
+
 TEST(AutoSelection, OnNodesAChoiceIsRememberedForTheSameCallOnly) {
   // choose_auto keeps its last choices for calls on nodes of several ranks (RememberedChoices): a
   // repeated call (the same arrivals) is answered from memory, one that differs in a single
@@ -356,15 +372,8 @@ TEST(AutoSelection, OnNodesAChoiceIsRememberedForTheSameCallOnly) {
   };
   RememberedChoices memo;
   AutoRequest late = request(0.05);
-  const AutoChoice fresh = choose_auto(Collective::allreduce, late);
+  expect_remembered_like_fresh(late, &memo);
   late.remembered = &memo;
-  const AutoChoice first = choose_auto(Collective::allreduce, late);
-  const AutoChoice again = choose_auto(Collective::allreduce, late);
-  EXPECT_EQ(first.algo, fresh.algo);
-  EXPECT_EQ(again.algo, fresh.algo);
-  EXPECT_EQ(again.native, fresh.native);
-  EXPECT_EQ(again.why, first.why);
-  EXPECT_EQ(memo.size(), 1u);
   // The same call with the late rank on time is a different call: weighed again (a second entry),
   // and its answer is a fresh weighing's.
   AutoRequest on_time = request(0.05);
@@ -393,15 +402,9 @@ TEST(AutoSelection, OneRankPerNodeARepeatedCallIsRememberedToo) {
   r.base = gige(512, kFourMiB, 0.1);
   r.prepare = prepare;
   r.library = MpiLibrary::smpi_ompi;
-  const AutoChoice fresh = choose_auto(Collective::allreduce, r);
   RememberedChoices memo;
+  expect_remembered_like_fresh(r, &memo);
   r.remembered = &memo;
-  const AutoChoice first = choose_auto(Collective::allreduce, r);
-  const AutoChoice again = choose_auto(Collective::allreduce, r);
-  EXPECT_EQ(first.algo, fresh.algo);
-  EXPECT_EQ(again.algo, fresh.algo);
-  EXPECT_EQ(again.why, fresh.why);
-  EXPECT_EQ(memo.size(), 1u);
   // The caller's block count is part of the call.
   r.blocks_option = 64;
   choose_auto(Collective::allreduce, r);
