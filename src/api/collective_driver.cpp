@@ -74,6 +74,7 @@ int run_schedule(CollectiveCall& call, CollectiveDescription& d, const Algorithm
   PAPCOLL_TRY(d.obtain(call, algo, std::move(arrivals), &schedule, &in));
   if (algo != nullptr) CollectiveCall::record_algorithm(algo);
   const MpiStatus s = d.execute(call, *schedule, in);
+  call.context().arrivals_spare = std::move(in.arrivals);  // kept for the next call
   return s.ok() ? PAPCOLL_SUCCESS : call.mpi_error(s);
 }
 

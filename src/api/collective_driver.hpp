@@ -219,8 +219,12 @@ int run_collective(const char* who, Collective c, Description& d, const papcoll_
       watch.stand_in(own.code, own.message.c_str());
       tell_data_readers(call, d, watch, &own);
     }
+    // The arrival times live in the context's spare storage and go back there after the call.
     std::vector<double> arrivals;
-    if (d.reads_arrivals()) PAPCOLL_TRY(call.arrivals(&arrivals));
+    if (d.reads_arrivals()) {
+      arrivals.swap(call.context().arrivals_spare);
+      PAPCOLL_TRY(call.arrivals(&arrivals));
+    }
     const Selection& sel = call.selection();
     const AlgorithmInfo* algo = sel.algo;
     bool native = (!sel.is_auto && sel.algo == nullptr) || d.needs_native();
@@ -241,6 +245,7 @@ int run_collective(const char* who, Collective c, Description& d, const papcoll_
     if (native) {
       CollectiveCall::record_algorithm(nullptr);
       ran = d.run_native(call);
+      call.context().arrivals_spare = std::move(arrivals);
     } else {
       ran = run_schedule(call, d, algo, std::move(arrivals));
     }

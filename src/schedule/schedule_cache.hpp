@@ -124,9 +124,13 @@ class RememberedChoices {
   void add(std::string key, const RememberedChoice& choice);  // the oldest of more than kKept goes
   size_t size() const { return entries_.size(); }
   static constexpr size_t kKept = 16;
+  // Where the caller builds the key of a call (cleared, its capacity kept): asking again
+  // allocates nothing, as for CommContext::arrivals_spare.
+  std::string& key_buffer() { return key_buffer_; }
 
  private:
   std::deque<std::pair<std::string, RememberedChoice>> entries_;  // most recent first
+  std::string key_buffer_;
 };
 
 }  // namespace papcoll

@@ -325,9 +325,10 @@ namespace {
 
 // What a choice on nodes of several ranks reads, exactly (the agreed arrivals too: a pattern that
 // repeats, as a loop's persistent straggler does, is weighed once).
-std::string remembered_key(Collective c, const AutoRequest& r) {
-  std::string key;
-  // Built in one allocation: at p = 1024 the arrivals are 8 KiB, and this runs on every call.
+// Built into `key` (the memory's buffer): at p = 1024 the arrivals are 8 KiB, and this runs on
+// every call, which then allocates nothing.
+void remembered_key(Collective c, const AutoRequest& r, std::string& key) {
+  key.clear();
   key.reserve(128 + sizeof(long long) * r.base.counts.size() +
               sizeof(double) * r.base.arrivals.size());
   auto put = [&key](const auto& v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
@@ -355,7 +356,6 @@ std::string remembered_key(Collective c, const AutoRequest& r) {
   put_all(r.base.counts);
   put(r.base.arrivals.size());
   put_all(r.base.arrivals);
-  return key;
 }
 
 }  // namespace
@@ -367,10 +367,9 @@ AutoChoice choose_auto(Collective c, const AutoRequest& r) {
   // else the choice reads. scatterv/gatherv choose their tree where the schedule is cached.
   const bool remember = r.remembered != nullptr && r.base.p >= 2 && c != Collective::scatterv &&
                         c != Collective::gatherv;
-  std::string key;
   if (remember) {
-    key = remembered_key(c, r);
-    if (RememberedChoice kept; r.remembered->find(key, &kept)) {
+    remembered_key(c, r, r.remembered->key_buffer());
+    if (RememberedChoice kept; r.remembered->find(r.remembered->key_buffer(), &kept)) {
       choice.algo = kept.algo;
       choice.native = kept.algo == nullptr;
       choice.why = static_cast<AutoWhy>(kept.why);
@@ -401,7 +400,8 @@ AutoChoice choose_auto(Collective c, const AutoRequest& r) {
   }
   choice.native = choice.algo == nullptr;
   if (remember)
-    r.remembered->add(std::move(key), {choice.algo, static_cast<int>(choice.why), choice.gain});
+    r.remembered->add(r.remembered->key_buffer(),
+                      {choice.algo, static_cast<int>(choice.why), choice.gain});
   return choice;
 }
 

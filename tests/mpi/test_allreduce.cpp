@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "executor/comm_context.hpp"
 #include "mpi_check.hpp"
 #include "papcoll/papcoll.h"
 #include "schedule/registry.hpp"
@@ -147,6 +148,48 @@ void run_typed(Checker& chk, const Case& c) {
                c.describe() + ": send buffer was modified");
 }
 
+// A repeated call of `auto` with agreed arrival times allocates nothing for them: they and the
+// key of auto's memory live in the communicator's storage, kept from one call to the next (under
+// SimGrid's one heap for every rank such an allocation cost one rank in a thousand a millisecond).
+void check_repeated_call_reuses_storage(Checker& chk) {
+  const int p = chk.size(), rank = chk.rank();
+  if (p < 2) return;
+  std::vector<double> arrivals(static_cast<size_t>(p), 0.0);
+  arrivals[1] = 0.05;
+  papcoll_options opt;
+  papcoll_options_init(&opt);
+  opt.algorithm = "auto";
+  opt.arrivals = arrivals.data();
+  opt.arrivals_count = p;
+  opt.arrivals_agreed = 1;
+  std::vector<long long> in(1000), out(1000);
+  const double* spare = nullptr;
+  const char* key = nullptr;
+  for (int call = 0; call < 3; ++call) {
+    for (size_t i = 0; i < in.size(); ++i) in[i] = rank * 1000 + static_cast<long long>(i) + call;
+    const int rc = papcoll_allreduce(in.data(), out.data(), 1000, MPI_LONG_LONG, MPI_SUM,
+                                     MPI_COMM_WORLD, &opt);
+    bool exact = rc == PAPCOLL_SUCCESS;
+    for (size_t i = 0; i < out.size() && exact; ++i)
+      exact = out[i] == 1000LL * p * (p - 1) / 2 + p * (static_cast<long long>(i) + call);
+    chk.expect(exact, "repeated auto call " + std::to_string(call) + ": exact sums");
+    papcoll::CommContext* ctx = nullptr;
+    if (!chk.expect(papcoll::comm_context(MPI_COMM_WORLD, &ctx).ok() && ctx != nullptr,
+                    "repeated auto call: the communicator's context"))
+      return;
+    chk.expect(ctx->arrivals_spare.capacity() >= static_cast<size_t>(p),
+               "repeated auto call: the arrival times' storage is kept for the next call");
+    if (call == 2) {
+      chk.expect(ctx->arrivals_spare.data() == spare,
+                 "repeated auto call: its arrival times reuse the previous call's storage");
+      chk.expect(ctx->remembered_choices.key_buffer().data() == key,
+                 "repeated auto call: the memory's key reuses the previous call's buffer");
+    }
+    spare = ctx->arrivals_spare.data();
+    key = ctx->remembered_choices.key_buffer().data();
+  }
+}
+
 void run_case(Checker& chk, const Case& c) {
   switch (c.to.kind) {
     case 0: run_typed<int>(chk, c); break;
@@ -214,6 +257,7 @@ int main(int argc, char** argv) {
         run_case(chk, Case{algo, count, 0, arr, false, int_sum, seed++, arr != Arrivals::none});
         run_case(chk, Case{algo, count, 2 * p + 1, arr, true, double_sum, seed++, false});
       }
+    check_repeated_call_reuses_storage(chk);
     status = chk.finish();
   }
   MPI_Finalize();
