@@ -62,10 +62,15 @@ int generate_checked(CommContext& ctx, const AlgorithmInfo& algo, const Generato
 
 int obtain_schedule(CommContext& ctx, const AlgorithmInfo& algo, const GeneratorInput& in,
                     const char* caller, std::shared_ptr<const RankSchedule>* out) {
+  if (ctx.last_schedule.find(algo.collective, &algo, in, out)) return PAPCOLL_SUCCESS;
   std::string key = schedule_key(algo.collective, &algo, in);
-  if (ctx.schedules.find(key, out)) return PAPCOLL_SUCCESS;
+  if (ctx.schedules.find(key, out)) {
+    ctx.last_schedule.keep(algo.collective, &algo, in, *out);
+    return PAPCOLL_SUCCESS;
+  }
   if (int rc = generate_checked(ctx, algo, in, caller, out); rc != PAPCOLL_SUCCESS) return rc;
-  ctx.schedules.offer(std::move(key), {*out, nullptr, in.link_model});
+  if (ctx.schedules.offer(std::move(key), {*out, nullptr, in.link_model}))
+    ctx.last_schedule.keep(algo.collective, &algo, in, *out);
   return PAPCOLL_SUCCESS;
 }
 

@@ -55,6 +55,8 @@ struct CommContext {
   // The schedules this rank ran on the communicator, by what they were generated from
   // (src/api/schedule_source.cpp builds the keys).
   ScheduleCache schedules;
+  // The latest call's schedule and input, which a repeated call takes without building its key.
+  LastSchedule last_schedule;
   // What `auto` chose lately on it, for its generation-cost charge (identical on every rank).
   RecentChoices recent_choices;
   // auto's latest choices, answering a repeated call without weighing it again.

@@ -19,6 +19,11 @@
 // paced step posts its large sends only once the rank's earlier paced sends are complete, so a
 // rank that fell behind does not put several rounds' messages on its link at once. That wait is
 // on messages of earlier rounds, so the induction above still holds.
+//
+// Deferred initial values (ExecBuffer::initial): a block's own value stays in the caller's send
+// buffer until the block is first written or combined; sends of such blocks read it there, a
+// receive that overwrites a block needs no copy at all, and a block a receive combines into is
+// copied just before the receive completes. Whatever is left is copied at the end.
 #include "executor/executor.hpp"
 
 #include <algorithm>
@@ -104,7 +109,8 @@ class Run {
         comm_(comm),
         scratch_(scratch),
         readers_head_(static_cast<size_t>(blocks), -1),
-        sent_in_step_(static_cast<size_t>(blocks), -1) {}
+        sent_in_step_(static_cast<size_t>(blocks), -1),
+        in_work_(static_cast<size_t>(blocks), buf.initial == nullptr ? 1 : 0) {}
 
   MpiStatus run(const RankSchedule& rs) {
     for (size_t i = 0; i < rs.steps.size(); ++i) {
@@ -112,6 +118,9 @@ class Run {
                                rs.steps[i].round < rs.paced_until);
       if (!s.ok()) return s;
     }
+    // Blocks never written: their own value, which no pending send reads from `work`.
+    for (int b = 0; b < blocks_; ++b)
+      if (const MpiStatus c = bring_in(b); !c.ok()) return c;
     if (sends_.empty()) return {};
     return wait_all(static_cast<int>(sends_.size()), sends_.data());
   }
@@ -159,6 +168,8 @@ class Run {
         const MpiStatus w = wait_readers(p.op->blocks);
         if (!w.ok()) return w;
         PAPCOLL_MPI_TRY(post(Post::recv, p.ranges, p.op->peer, tag, &recv_reqs_[i]), "MPI_Irecv");
+        // Overwritten whole: the block's own value is not needed in `work`.
+        p.op->blocks.for_each([&](int b) { in_work_[b] = 1; });
       }
     }
 
@@ -167,6 +178,14 @@ class Run {
       if (op.kind != OpKind::send) continue;
       ranges_of(op.blocks, buf_, blocks_, send_ranges_);
       if (send_ranges_.empty()) continue;
+      // From the send buffer while every block of the message is still there (nothing to track:
+      // that memory is never written), else from `work`, the rest brought in first.
+      bool from_initial = buf_.initial != nullptr;
+      op.blocks.for_each([&](int b) { from_initial = from_initial && !in_work_[b]; });
+      if (!from_initial)
+        for (const BlockRun& run : op.blocks.runs())
+          for (int b = run.first; b < run.end(); ++b)
+            if (const MpiStatus c = bring_in(b); !c.ok()) return c;
       const bool sync = paced && total_of(send_ranges_) * layout().size >= kPacedBytes;
       if (sync && !waited) {
         waited = true;
@@ -174,16 +193,25 @@ class Run {
           if (MpiStatus w = wait_all(1, &sends_[paced_[paced_done_]]); !w.ok()) return w;
       }
       MPI_Request req = MPI_REQUEST_NULL;
-      PAPCOLL_MPI_TRY(post(sync ? Post::sync_send : Post::send, send_ranges_, op.peer, tag, &req),
+      PAPCOLL_MPI_TRY(post(sync ? Post::sync_send : Post::send, send_ranges_, op.peer, tag, &req,
+                           from_initial ? const_cast<void*>(buf_.initial) : buf_.work),
                       sync ? "MPI_Issend" : "MPI_Isend");
       const int id = static_cast<int>(sends_.size());
       sends_.push_back(req);
       if (sync) paced_.push_back(id);
+      if (from_initial) continue;
       op.blocks.for_each([&](int b) {
         readers_.push_back({id, readers_head_[b]});
         readers_head_[b] = static_cast<int>(readers_.size()) - 1;
       });
     }
+    // Blocks a receive combines into, copied while the messages travel (no pending send reads
+    // them from `work`: they were not there).
+    for (const RecvPlan& p : plans_)
+      if (p.op->combine == Combine::reduce)
+        for (const BlockRun& run : p.op->blocks.runs())
+          for (int b = run.first; b < run.end(); ++b)
+            if (const MpiStatus c = bring_in(b); !c.ok()) return c;
 
     if (MpiStatus w = wait_all(static_cast<int>(recv_reqs_.size()), recv_reqs_.data()); !w.ok())
       return w;
@@ -207,14 +235,28 @@ class Run {
         }
         done += r.count;
       }
+      p.op->blocks.for_each([&](int b) { in_work_[b] = 1; });
     }
     return {};
+  }
+
+  // Copies block b's own value from the send buffer into `work` unless it is there already.
+  MpiStatus bring_in(int b) {
+    if (in_work_[b]) return {};
+    in_work_[b] = 1;
+    const BlockRange r = buf_.block_table == nullptr ? block_range(buf_.count, blocks_, b)
+                                                     : (*buf_.block_table)[static_cast<size_t>(b)];
+    if (r.count == 0) return {};
+    return copy_elements(layout().at(buf_.work, r.offset), layout().at(buf_.initial, r.offset),
+                         r.count, layout(), comm_);
   }
 
   // Posts one message over `ranges` of the work buffer: directly for one range, through an
   // hindexed datatype for several (no packing copy; the type may be freed while in flight).
   enum class Post { recv, send, sync_send };
-  int post(Post kind, const std::vector<Range>& ranges, int peer, int tag, MPI_Request* req) {
+  int post(Post kind, const std::vector<Range>& ranges, int peer, int tag, MPI_Request* req,
+           void* base_buffer = nullptr) {
+    void* const buffer = base_buffer != nullptr ? base_buffer : buf_.work;
     auto start = [&](void* base, int n, MPI_Datatype t) {
       switch (kind) {
         case Post::send: return MPI_Isend(base, n, t, peer, tag, comm_, req);
@@ -224,7 +266,7 @@ class Run {
       return MPI_Irecv(base, n, t, peer, tag, comm_, req);
     };
     if (ranges.size() == 1)
-      return start(layout().at(buf_.work, ranges[0].offset), static_cast<int>(ranges[0].count),
+      return start(layout().at(buffer, ranges[0].offset), static_cast<int>(ranges[0].count),
                    layout().type);
     lens_.clear();
     displs_.clear();
@@ -237,7 +279,7 @@ class Run {
                                       layout().type, &t);
     if (rc != MPI_SUCCESS) return rc;
     rc = MPI_Type_commit(&t);
-    if (rc == MPI_SUCCESS) rc = start(buf_.work, 1, t);
+    if (rc == MPI_SUCCESS) rc = start(buffer, 1, t);
     MPI_Type_free(&t);
     return rc;
   }
@@ -268,6 +310,7 @@ class Run {
   std::vector<ReaderNode> readers_;  // per block, a list of the sends that read it
   std::vector<int> readers_head_;    // newest reader node per block, -1: none pending
   std::vector<int> sent_in_step_;    // index of the last step that sent the block
+  std::vector<char> in_work_;        // per block: `work` holds its value (ExecBuffer::initial)
   std::vector<RecvPlan> plans_;      // per-step working storage, kept to reuse allocations
   std::vector<MPI_Request> recv_reqs_;
   std::vector<Range> send_ranges_;
@@ -291,12 +334,18 @@ MpiStatus execute_schedule(const RankSchedule& rs, int blocks, const ExecBuffer&
 MpiStatus execute_allreduce(const RankSchedule& rs, int blocks, const void* sendbuf, void* recvbuf,
                             int64_t count, const DatatypeLayout& layout, MPI_Op op, MPI_Comm comm,
                             ScratchBuffer& scratch, SharedWindow* window) {
+  ExecBuffer buf{recvbuf, count, layout, op};
   if (sendbuf != MPI_IN_PLACE) {
-    const MpiStatus c = copy_elements(recvbuf, sendbuf, count, layout, comm);
-    if (!c.ok()) return c;
+    // Over MPI the send buffer's blocks are copied as the schedule needs them (ExecBuffer::
+    // initial); the shared-memory transport and an empty schedule take the whole copy first.
+    if (window == nullptr && !rs.steps.empty() && count > 0) {
+      buf.initial = sendbuf;
+    } else {
+      const MpiStatus c = copy_elements(recvbuf, sendbuf, count, layout, comm);
+      if (!c.ok()) return c;
+    }
   }
-  return execute_schedule_on(rs, blocks, ExecBuffer{recvbuf, count, layout, op}, comm, scratch,
-                             window);
+  return execute_schedule_on(rs, blocks, buf, comm, scratch, window);
 }
 
 }  // namespace papcoll

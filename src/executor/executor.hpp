@@ -42,6 +42,12 @@ struct ExecBuffer {
   // (blocks.hpp). Every rank must use the same table, since both sides of a message derive its
   // element ranges (and skip empty messages) from it.
   const std::vector<BlockRange>* block_table = nullptr;
+  // Where every block's value is until the run first writes or combines it there (an
+  // all-reduce's send buffer, laid out like `work` and never written); null: `work` already holds
+  // them. Each block is copied into `work` as late as the schedule allows, and a block that is
+  // only sent before it is overwritten is never copied: a late rank starts sending its data at
+  // once instead of after copying the whole buffer (4 MiB: about 0.7 ms charged in SMPI).
+  const void* initial = nullptr;
 };
 
 // Executes `rs` (the calling rank's steps of a schedule with `blocks` blocks) on `comm`, which

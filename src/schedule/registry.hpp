@@ -36,7 +36,8 @@ struct CostParams {
 };
 
 // Everything a generator may depend on. Generators are pure functions of this struct: the same
-// input gives the same schedule bit for bit on every rank.
+// input gives the same schedule bit for bit on every rank. A new field goes into same_input
+// (schedule_cache.cpp) too, which tells a repeated call by comparing every field.
 struct GeneratorInput {
   int p = 1;
   int blocks = 1;

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -18,7 +20,44 @@ void append_bytes(std::string& key, const T& v) {
   key.append(reinterpret_cast<const char*>(&v), sizeof v);
 }
 
+bool same_bits(double a, double b) {
+  return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b);
+}
+
+template <typename T>
+bool same_elements(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), sizeof(T) * a.size()) == 0);
+}
+
 }  // namespace
+
+bool same_input(const GeneratorInput& a, const GeneratorInput& b) {
+  const CostParams &x = a.cost, &y = b.cost;
+  return a.p == b.p && a.blocks == b.blocks && a.root == b.root && same_bits(a.bytes, b.bytes) &&
+         same_bits(a.round_time, b.round_time) && same_bits(a.elem_bytes, b.elem_bytes) &&
+         same_bits(x.alpha, y.alpha) && same_bits(x.beta, y.beta) && same_bits(x.gamma, y.gamma) &&
+         x.cores_shared == y.cores_shared && x.shared_memory == y.shared_memory &&
+         same_bits(x.intra_alpha, y.intra_alpha) && same_bits(x.intra_beta, y.intra_beta) &&
+         a.impl == b.impl && a.link_model == b.link_model && a.nodes == b.nodes &&
+         same_elements(a.arrivals, b.arrivals) && same_elements(a.counts, b.counts);
+}
+
+bool LastSchedule::find(Collective c, const AlgorithmInfo* algo, const GeneratorInput& in,
+                        std::shared_ptr<const RankSchedule>* out) const {
+  if (schedule_ == nullptr || c != collective_ || algo != algo_ || !same_input(in, in_))
+    return false;
+  *out = schedule_;
+  return true;
+}
+
+void LastSchedule::keep(Collective c, const AlgorithmInfo* algo, const GeneratorInput& in,
+                        std::shared_ptr<const RankSchedule> schedule) {
+  collective_ = c;
+  algo_ = algo;
+  in_ = in;  // copies into in_'s storage: no allocation once it has grown to p arrivals
+  schedule_ = std::move(schedule);
+}
 
 std::string schedule_key(Collective c, const AlgorithmInfo* algo, const GeneratorInput& in) {
   std::string key;

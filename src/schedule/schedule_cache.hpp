@@ -117,6 +117,31 @@ struct RememberedChoice {
   int why = 0;                          // select/selection.hpp AutoWhy, for the report
   double gain = 0;
 };
+// The schedule of the communicator's latest call, with everything it was generated from: a call
+// whose row and generator input are equal to it, field by field (`same_input`), takes it without
+// building the cache key. That key is where an arrival-aware row plans (relay-fold's arrival key
+// holds its late ranks' layout, O(p log p)): at 1024 simulated ranks 1.5 to 2.6 ms of a late
+// rank's critical path, for a pattern that repeats (a persistent straggler). Holds one schedule
+// the cache may since have evicted, beyond the cache's bound; only schedules the cache admitted
+// are kept here, so a disabled cache keeps none.
+class LastSchedule {
+ public:
+  bool find(Collective c, const AlgorithmInfo* algo, const GeneratorInput& in,
+            std::shared_ptr<const RankSchedule>* out) const;
+  void keep(Collective c, const AlgorithmInfo* algo, const GeneratorInput& in,
+            std::shared_ptr<const RankSchedule> schedule);
+
+ private:
+  Collective collective_ = Collective::allreduce;
+  const AlgorithmInfo* algo_ = nullptr;
+  GeneratorInput in_;
+  std::shared_ptr<const RankSchedule> schedule_;
+};
+
+// Every field of two generator inputs equal, floating-point values bit for bit and the link model
+// and node layout by identity (a generator is a pure function of its input, registry.hpp).
+bool same_input(const GeneratorInput& a, const GeneratorInput& b);
+
 class RememberedChoices {
  public:
   // The choice made for `key`; false if none is kept.

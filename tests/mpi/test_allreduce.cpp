@@ -188,6 +188,27 @@ void check_repeated_call_reuses_storage(Checker& chk) {
     spare = ctx->arrivals_spare.data();
     key = ctx->remembered_choices.key_buffer().data();
   }
+  // An arrival-aware row called again on the same pattern takes the latest call's schedule
+  // without building the cache key (its plan): the cache is not even asked once the schedule is
+  // in it (admitted on its second sighting).
+  opt.algorithm = "prr";
+  int64_t asked = -1;
+  for (int call = 0; call < 4; ++call) {
+    const int rc = papcoll_allreduce(in.data(), out.data(), 1000, MPI_LONG_LONG, MPI_SUM,
+                                     MPI_COMM_WORLD, &opt);
+    bool exact = rc == PAPCOLL_SUCCESS;
+    for (size_t i = 0; i < out.size() && exact; ++i)
+      exact = out[i] == 1000LL * p * (p - 1) / 2 + p * (static_cast<long long>(i) + 2);
+    chk.expect(exact, "repeated prr call " + std::to_string(call) + ": exact sums");
+    papcoll::CommContext* ctx = nullptr;
+    if (!papcoll::comm_context(MPI_COMM_WORLD, &ctx).ok() || ctx == nullptr) return;
+    const int64_t now = ctx->schedules.hits() + ctx->schedules.misses();
+    if (call == 3)
+      chk.expect(now == asked, "repeated prr call: the latest schedule answers, the cache is not "
+                               "asked (" +
+                                   std::to_string(now - asked) + " lookups)");
+    asked = now;
+  }
 }
 
 void run_case(Checker& chk, const Case& c) {

@@ -3,9 +3,13 @@
 // cached on its second sighting, so keys that never repeat neither stay nor evict the ones that do.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "model/link_model.hpp"
+#include "model/node_layout.hpp"
 #include "schedule/schedule_cache.hpp"
 
 namespace papcoll {
@@ -100,6 +104,60 @@ TEST_F(ScheduleCacheBound, LimitZeroCachesNothing) {
   EXPECT_FALSE(c.find(key("z", 0), &got));
   EXPECT_FALSE(c.find(key("z", 1), &got));
   EXPECT_EQ(ScheduleCache::process_bytes(), 0);
+}
+
+// The latest call's schedule answers only a call whose row and input are equal in every field:
+// any one field changed (an arrival by one bit, a cost, the layout's identity) is a different call.
+TEST(LastSchedule, AnswersOnlyTheSameRowAndInput) {
+  GeneratorInput in;
+  in.p = 8;
+  in.blocks = 16;
+  in.arrivals.assign(8, 0.0);
+  in.arrivals[3] = 0.1;
+  in.bytes = 4096;
+  const AlgorithmInfo* row = find_algorithm(Collective::allreduce, "ring");
+  const AlgorithmInfo* other = find_algorithm(Collective::allreduce, "prr");
+  ASSERT_NE(row, nullptr);
+  ASSERT_NE(other, nullptr);
+  LastSchedule last;
+  std::shared_ptr<const RankSchedule> got;
+  EXPECT_FALSE(last.find(Collective::allreduce, row, in, &got));  // nothing kept yet
+  const auto kept = std::make_shared<const RankSchedule>();
+  last.keep(Collective::allreduce, row, in, kept);
+  ASSERT_TRUE(last.find(Collective::allreduce, row, in, &got));
+  EXPECT_EQ(got, kept);
+  EXPECT_FALSE(last.find(Collective::allreduce, other, in, &got));
+  EXPECT_FALSE(last.find(Collective::reduce, row, in, &got));
+
+  const std::vector<void (*)(GeneratorInput&)> changes = {
+      [](GeneratorInput& g) { g.p = 9; },
+      [](GeneratorInput& g) { g.blocks = 17; },
+      [](GeneratorInput& g) { g.root = 2; },
+      [](GeneratorInput& g) { g.arrivals[3] = std::nextafter(0.1, 1.0); },
+      [](GeneratorInput& g) { g.arrivals.push_back(0.0); },
+      [](GeneratorInput& g) { g.arrivals[0] = -0.0; },
+      [](GeneratorInput& g) { g.cost.alpha *= 2; },
+      [](GeneratorInput& g) { g.cost.beta *= 2; },
+      [](GeneratorInput& g) { g.cost.gamma *= 2; },
+      [](GeneratorInput& g) { g.cost.cores_shared = true; },
+      [](GeneratorInput& g) { g.cost.shared_memory = true; },
+      [](GeneratorInput& g) { g.cost.intra_alpha = 1e-7; },
+      [](GeneratorInput& g) { g.cost.intra_beta = 1e-10; },
+      [](GeneratorInput& g) { g.bytes = 4097; },
+      [](GeneratorInput& g) { g.round_time = 1e-3; },
+      [](GeneratorInput& g) { g.impl = "pairing"; },
+      [](GeneratorInput& g) { g.counts.assign(8, 1); },
+      [](GeneratorInput& g) { g.elem_bytes = 4; },
+      [](GeneratorInput& g) { g.link_model = LinkModel::homogeneous(8, 1e-6, 1e-9).model; },
+      [](GeneratorInput& g) { g.nodes = std::make_shared<const NodeLayout>(); },
+  };
+  for (size_t i = 0; i < changes.size(); ++i) {
+    GeneratorInput changed = in;
+    changes[i](changed);
+    EXPECT_FALSE(same_input(in, changed)) << "change " << i;
+    EXPECT_FALSE(last.find(Collective::allreduce, row, changed, &got)) << "change " << i;
+  }
+  EXPECT_TRUE(same_input(in, GeneratorInput(in)));
 }
 
 }  // namespace
