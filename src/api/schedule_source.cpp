@@ -69,7 +69,9 @@ int obtain_schedule(CommContext& ctx, const AlgorithmInfo& algo, const Generator
     return PAPCOLL_SUCCESS;
   }
   if (int rc = generate_checked(ctx, algo, in, caller, out); rc != PAPCOLL_SUCCESS) return rc;
-  if (ctx.schedules.offer(std::move(key), {*out, nullptr, in.link_model}))
+  // Kept as the latest even before the cache admits it (its second sighting).
+  if (ctx.schedules.offer(std::move(key), {*out, nullptr, in.link_model}) ||
+      ScheduleCache::caching())
     ctx.last_schedule.keep(algo.collective, &algo, in, *out);
   return PAPCOLL_SUCCESS;
 }

@@ -180,6 +180,12 @@ int64_t ScheduleCache::process_bytes() {
   return st.bytes;
 }
 
+bool ScheduleCache::caching() {
+  ScheduleStore& st = ScheduleStore::get();
+  std::lock_guard<SpinLock> lock(st.mutex);
+  return st.limit > 0;
+}
+
 void ScheduleCache::set_process_limit_for_testing(int64_t limit) {
   ScheduleStore& st = ScheduleStore::get();
   std::lock_guard<SpinLock> lock(st.mutex);

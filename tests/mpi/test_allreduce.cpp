@@ -189,8 +189,7 @@ void check_repeated_call_reuses_storage(Checker& chk) {
     key = ctx->remembered_choices.key_buffer().data();
   }
   // An arrival-aware row called again on the same pattern takes the latest call's schedule
-  // without building the cache key (its plan): the cache is not even asked once the schedule is
-  // in it (admitted on its second sighting).
+  // without building the cache key (its plan): from its second call on the cache is not asked.
   opt.algorithm = "prr";
   int64_t asked = -1;
   for (int call = 0; call < 4; ++call) {
@@ -203,7 +202,7 @@ void check_repeated_call_reuses_storage(Checker& chk) {
     papcoll::CommContext* ctx = nullptr;
     if (!papcoll::comm_context(MPI_COMM_WORLD, &ctx).ok() || ctx == nullptr) return;
     const int64_t now = ctx->schedules.hits() + ctx->schedules.misses();
-    if (call == 3)
+    if (call >= 2)
       chk.expect(now == asked, "repeated prr call: the latest schedule answers, the cache is not "
                                "asked (" +
                                    std::to_string(now - asked) + " lookups)");
