@@ -18,6 +18,10 @@ computation charged, papcoll with the platform's Hockney parameters (--alpha 22e
                 papcoll row, auto and native
   sweep-16x8    gige-16x8 (128 ranks): the same at 100 ms
                 (sweep-8x6-reduce and the like: one collective of a sweep)
+  library-64x16 gige-64x16 (1024 ranks): auto against the library (native) only, every collective
+                of the sweeps, on time and one rank 100 ms late; buffers folded and results
+                unchecked at this size (every papcoll row in one simulation would take hours)
+  library-64x16-late  the same with k-late:4 (100 ms), and rand-late for the all-reduce
   scale-64x16   gige-64x16 (1024 ranks): one native all-reduce (the ompi selector), on time,
                 1 measured iteration after 1 warm-up, buffers folded and results unchecked (as in
                 docs/smpi.md, "Scale"): the simulation's wall time and memory
@@ -88,6 +92,21 @@ def main():
                         ["--op", op, "--size", size, "--mode", mode, "--max-delay", delays,
                          "--algo", "all", "--iters", "2", "--warmup", "1"] + tau,
                         variant=f"{op}-{size}-{mode}", group=group)
+    for part in ("library-64x16", "library-64x16-late"):
+        if not wants(args, part):
+            continue
+        for op, size in (("allreduce", "1M"), ("reduce", "1M"), ("bcast", "4MiB"),
+                         ("bcast", "16KiB"), ("allgatherv", "4MiB")):
+            modes = ["one-late"] if part == "library-64x16" else \
+                ["k-late:4"] + (["rand-late"] if op == "allreduce" else [])
+            for mode in modes:
+                delays = "0,100" if mode == "one-late" else "100"
+                exp.run(part, "gige-64x16", 1024,
+                        ["--op", op, "--size", size, "--mode", mode, "--max-delay", delays,
+                         "--algo", "auto,native", "--iters", "2", "--warmup", "1",
+                         "--no-check"] + tau,
+                        cfg=["--cfg=smpi/auto-shared-malloc-thresh:65536"],
+                        variant=f"{op}-{size}-{mode}")
     if wants(args, "scale-64x16"):
         exp.run("scale-64x16", "gige-64x16", 1024,
                 ["--op", "allreduce", "--size", "1M", "--mode", "none", "--algo", "native",

@@ -881,7 +881,7 @@ def nodes_section(doc, png):
     """Platforms of many-core nodes (sim/experiments/nodes.py): auto against the MPI library's
     collective and papcoll's fastest row, per collective, size and arrival mode."""
     runs = doc["runs"]
-    lines = ["## Nodes of several ranks (gige-8x6, gige-16x8)", "",
+    lines = ["## Nodes of several ranks (gige-8x6, gige-16x8, gige-64x16)", "",
              "Every rank of a node shares the node's one 1 Gbps link; inside a node a FATPIPE loopback "
              "of 0.5 us and 8 GB/s stands for shared memory (sim/platforms/README.md). 1M floats for "
              "the reductions, 4 MiB and 16 KiB broadcasts, a 4 MiB all-gatherv; `--alpha 2.2e-05 "
@@ -933,6 +933,35 @@ def nodes_section(doc, png):
                 lines += [f"The MPI library's all-reduce with each of SMPI's algorithms forced "
                           f"({platform}, delay {delay:g} ms, fastest first): " + ", ".join(
                               f"`{v}` {m:.2f}" for m, v in got[:6]) + ".", ""]
+    big = [r for r in runs if r["part"].startswith("library-64x16")]
+    if big:
+        rows = []
+        for r in big:
+            by_delay = {}
+            for row in r["rows"]:
+                by_delay.setdefault(row["max_delay_ms"], []).append(row)
+            for delay, rs in sorted(by_delay.items()):
+                by = {x["algorithm"]: x for x in rs}
+                a, n = by.get("auto"), by.get("native")
+                if a is None or n is None:
+                    continue
+                ran = ", ".join(f"{k} {v}" for k, v in (a.get("ran_algorithms") or {}).items())
+                mode = rs[0]["mode"] if delay else "on time"
+                rows.append([f"{rs[0]['op']} {r['variant'].split('-')[1]}", mode, f"{delay:g}",
+                             fmt(a["mean_elapsed_ms"], 2), ran, fmt(n["mean_elapsed_ms"], 2),
+                             fmt(a["mean_elapsed_ms"] / n["mean_elapsed_ms"], 3),
+                             fmt(a.get("post_arrival_over_delta"), 2),
+                             fmt(n.get("post_arrival_over_delta"), 2), fmt(r["wall_s"], 0)])
+        lines += [f"### gige-64x16 (1024 ranks): `auto` against the library, "
+                  f"{len(big)} simulations", "",
+                  "Only `auto` and `native` (every papcoll row in one simulation would take hours "
+                  "at this size); buffers folded onto shared memory and results unchecked "
+                  "(docs/smpi.md, \"Scale\"). What `auto` ran, per measured iteration, is beside it."
+                  + "".join(" Note: " + n + "." for n in doc.get("notes", [])
+                            if n.startswith("library-64x16")),
+                  "", table(["collective", "arrivals", "delay ms", "auto ms", "auto ran",
+                             "native ms", "auto/native", "P/delta auto", "P/delta native",
+                             "simulation wall s"], rows), ""]
     return lines
 
 
