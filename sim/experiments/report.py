@@ -877,6 +877,14 @@ def late_fold_section(doc, png):
     return out
 
 
+def by_delay_and_algorithm(run):
+    """A simulation's rows per max delay, ascending: (delay, its rows, those rows by algorithm)."""
+    by_delay = {}
+    for row in run["rows"]:
+        by_delay.setdefault(row["max_delay_ms"], []).append(row)
+    return [(delay, rs, {x["algorithm"]: x for x in rs}) for delay, rs in sorted(by_delay.items())]
+
+
 def nodes_section(doc, png):
     """Platforms of many-core nodes (sim/experiments/nodes.py): auto against the MPI library's
     collective and papcoll's fastest row, per collective, size and arrival mode."""
@@ -903,11 +911,7 @@ def nodes_section(doc, png):
             continue
         rows = []
         for r in sweep:
-            by_delay = {}
-            for row in r["rows"]:
-                by_delay.setdefault(row["max_delay_ms"], []).append(row)
-            for delay, rs in sorted(by_delay.items()):
-                by = {x["algorithm"]: x for x in rs}
+            for delay, rs, by in by_delay_and_algorithm(r):
                 a, n = by.get("auto"), by.get("native")
                 own = [x for x in rs if x["algorithm"] not in ("auto", "native")]
                 if a is None or n is None or not own:
@@ -937,11 +941,7 @@ def nodes_section(doc, png):
     if big:
         rows = []
         for r in big:
-            by_delay = {}
-            for row in r["rows"]:
-                by_delay.setdefault(row["max_delay_ms"], []).append(row)
-            for delay, rs in sorted(by_delay.items()):
-                by = {x["algorithm"]: x for x in rs}
+            for delay, rs, by in by_delay_and_algorithm(r):
                 a, n = by.get("auto"), by.get("native")
                 if a is None or n is None:
                     continue
