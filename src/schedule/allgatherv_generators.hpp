@@ -42,6 +42,9 @@ int two_level_allgatherv_blocks(const GeneratorInput& in);
 // Estimates for `auto` (AlgorithmInfo::predict, estimate.hpp).
 double circulant_allgatherv_predict(const GeneratorInput& in);
 double arrival_allgatherv_predict(const GeneratorInput& in);
+// The ring's, along the rank order hop by hop (ring_allgatherv.cpp): honest on nodes of several
+// ranks too (AlgorithmInfo::costed_on_nodes).
+double ring_allgatherv_predict(const GeneratorInput& in);
 
 // First block owned by rank o: ceil(o*B/p).
 inline int origin_first_block(int blocks, int p, int o) {

@@ -33,6 +33,9 @@ double rabenseifner_allreduce_predict(const GeneratorInput& in);
 double recursive_doubling_allreduce_predict(const GeneratorInput& in);
 double slt_allreduce_predict(const GeneratorInput& in);
 double prr_allreduce_predict(const GeneratorInput& in);
+// PRR's row: prr_allreduce_predict, and on nodes of several ranks hop by hop along the arrival
+// order (AlgorithmInfo::costed_on_nodes).
+double prr_allreduce_nodes_predict(const GeneratorInput& in);
 double late_fold_allreduce_predict(const GeneratorInput& in);
 double relay_fold_allreduce_predict(const GeneratorInput& in);
 // AlgorithmInfo::generation_cost: a Clairvoyant simulation of the early group per candidate.

@@ -94,4 +94,26 @@ std::vector<double> butterfly_finish(const GeneratorInput& in, const std::vector
                                      const std::vector<ButterflyStep>& steps,
                                      std::vector<double> ready);
 
+// A ring over the ranks in `order` (position x sends to position x + 1, mod p), every hop
+// carrying `bytes` at once: the time of each hop (from order[x] to order[x + 1]). A hop inside a
+// node takes the intra parameters; a hop between nodes shares its node's link with the ring's
+// other hops leaving that node (or entering the receiver's, whichever are more), as they all run
+// at once in a ring's steady state. In rank order on contiguous nodes one hop per node leaves it;
+// in arrival order (PRR) a node may have several. O(p).
+std::vector<double> ring_hop_times(const GeneratorInput& in, const std::vector<int>& order,
+                                   double bytes);
+
+// The finish of each position's receives after `steps` steps of a ring in which position x's step
+// k receives from x - 1 what x - 1 received in its step k - 1 (its own data in step 0), over
+// hops `hop` (hop[x]: x to x + 1), each position entering at ready[x]: the executor's order (a
+// rank posts a step once its previous receive is done; a send stays pending past its step), in
+// which a step's receive starts once both ends have finished their previous step. So a
+// position's last receive ends after the longest chain of steps from some position's entry,
+// moving one position on or staying per step, each step costing the hop into where it stands:
+// the chain reaches x from y over the hops between and spends its other steps on the slowest of
+// them. Unlike a lockstep step (the slowest hop of the ring every step), the fast hops inside a
+// node let a rank that enters late catch up with its neighbours. O(p) per distinct hop time.
+std::vector<double> ring_receive_finish(const std::vector<double>& hop,
+                                        const std::vector<double>& ready, int steps);
+
 }  // namespace papcoll::estimate

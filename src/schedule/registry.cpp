@@ -117,7 +117,8 @@ const AlgorithmInfo kAlgorithms[] = {
      .uses_arrivals = true,
      .arrival_key = prr_arrival_key,
      .auto_role = arrival_aware,
-     .predict = prr_allreduce_predict},
+     .predict = prr_allreduce_nodes_predict,
+     .costed_on_nodes = true},
     {.name = "late-fold",
      .collective = allreduce,
      .summary = "early ranks reduce-scatter while the late ones compute, the late data makes one "
@@ -338,7 +339,11 @@ const AlgorithmInfo kAlgorithms[] = {
     {.name = "ring",
      .collective = allgatherv,
      .summary = "ring allgather, p-1 rounds",
-     .generate = ring_allgatherv_schedule},
+     .generate = ring_allgatherv_schedule,
+     // No auto_role: with one rank per node the circulant rows are auto's; on nodes of several
+     // ranks, where its ring crosses the network only between nodes, auto weighs it too.
+     .predict = ring_allgatherv_predict,
+     .costed_on_nodes = true},
     {.name = "bruck",
      .collective = allgatherv,
      .summary = "Bruck's concatenation allgather, ceil(log2 p) rounds, any p",

@@ -121,8 +121,14 @@ struct AlgorithmInfo {
   bool one_version = false;
   // predict and generate read GeneratorInput::nodes: the row knows which ranks share a node and
   // its link (the two-level rows). On a layout of several ranks per node `auto` costs only such
-  // rows (a flat row's estimate assumes a link per rank).
+  // rows and those costed_on_nodes (a flat row's estimate assumes a link per rank).
   bool topology_aware = false;
+  // A flat row whose predict reads GeneratorInput::nodes: its schedule ignores the layout, but its
+  // estimate costs each hop inside a node or between nodes (PRR's all-reduce and the ring
+  // all-gatherv, whose rings run mostly inside nodes). `auto` weighs such rows on layouts of
+  // several ranks per node alongside the topology-aware ones; with one rank per node the estimate
+  // is the flat one.
+  bool costed_on_nodes = false;
   // `auto` considers an arrival-aware row only from this many ranks on: a row built for a scale
   // where another's planning costs more than it saves can lose to that row below it.
   int auto_min_p = 0;

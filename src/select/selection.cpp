@@ -100,6 +100,14 @@ bool leaves_ranks_out(Collective c, const AlgorithmInfo& a, GeneratorInput in,
   }
 }
 
+// Whether `auto` may cost row `a` on this layout: with one rank per node the flat rows (the
+// two-level ones would only repeat them); on nodes of several ranks the rows whose estimate knows
+// the layout, the two-level ones and the flat ones costed hop by hop (a flat row's flat estimate
+// gives every rank a link of its own).
+bool costed_here(const AlgorithmInfo& a, bool several_per_node) {
+  return several_per_node ? a.topology_aware || a.costed_on_nodes : !a.topology_aware;
+}
+
 }  // namespace
 
 AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base,
@@ -134,13 +142,13 @@ AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base,
   // Rows with a generation cost last: their cost is charged like pattern_cost, and where it alone
   // reaches the best estimate so far the row cannot win, so its predict (which costs about as
   // much: a simulation at p = 1024 takes a tenth of a second) is not called.
-  // On nodes of several ranks only the rows that know the layout are costed as candidates (a flat
-  // row's estimate assumes a link per rank); with one rank per node they would only repeat the
+  // On nodes of several ranks only the rows whose estimates know the layout are costed as
+  // candidates (costed_here); with one rank per node the two-level rows would only repeat the
   // flat rows.
   for (const bool costly : {false, true})
     for (const AlgorithmInfo* a : algorithms_for(c)) {
       if (a->predict == nullptr || a->auto_role != AutoRole::arrival_aware ||
-          (a->generation_cost != nullptr) != costly || a->topology_aware != several_per_node ||
+          (a->generation_cost != nullptr) != costly || !costed_here(*a, several_per_node) ||
           base.p < a->auto_min_p || (a->auto_max_p > 0 && base.p > a->auto_max_p))
         continue;
       std::string key;
@@ -241,7 +249,7 @@ const AlgorithmInfo* choose_schedule_for_arrivals(Collective c, const AlgorithmI
   const bool several_per_node = base.nodes != nullptr && !base.nodes->one_rank_per_node();
   for (const AlgorithmInfo* a : algorithms_for(c)) {
     if (a->auto_role != AutoRole::arrival_aware || a->predict == nullptr) continue;
-    if (a->topology_aware != several_per_node) continue;  // as in choose_for_arrivals
+    if (!costed_here(*a, several_per_node)) continue;  // as in choose_for_arrivals
     if (!a->topology_aware && !leaves_ranks_out(c, *a, base, prepare)) continue;
     const double t = predicted(*a, base, base.arrivals, prepare);
     if (t < t_best) {
@@ -263,10 +271,11 @@ double library_bcast_time(const GeneratorInput& base, MpiLibrary library) {
 
 namespace {
 
-// On nodes of several ranks (docs/algorithms.md, "Nodes of several ranks"): the rows that know the
-// layout (two-level) against the MPI library's collective on the same layout, both under the
-// call's arrivals (none: all equal). The flat rows' estimates give every rank a link of its own,
-// so they are not candidates there.
+// On nodes of several ranks (docs/algorithms.md, "Nodes of several ranks"): the rows whose
+// estimates know the layout (two-level; the ring all-gatherv, costed hop by hop, even without an
+// auto_role, which only the choices with one rank per node read) against the MPI library's
+// collective on the same layout, both under the call's arrivals (none: all equal). The other flat
+// rows' estimates give every rank a link of its own, so they are not candidates there.
 const AlgorithmInfo* choose_on_nodes(Collective c, const GeneratorInput& call,
                                      const PrepareInput& prepare, MpiLibrary library) {
   // A whole buffer within the eager limit leaves every sender without waiting for its receiver,
@@ -279,7 +288,9 @@ const AlgorithmInfo* choose_on_nodes(Collective c, const GeneratorInput& call,
   const AlgorithmInfo* best = nullptr;
   double t_best = kInf;
   for (const AlgorithmInfo* a : algorithms_for(c)) {
-    if (!a->topology_aware || a->predict == nullptr || a->auto_role == AutoRole::none) continue;
+    if (!costed_here(*a, true) || a->predict == nullptr ||
+        (a->auto_role == AutoRole::none && !a->costed_on_nodes))
+      continue;
     const double t = predicted(*a, base, base.arrivals, prepare);
     if (t < t_best) {
       t_best = t;

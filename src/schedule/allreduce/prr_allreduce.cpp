@@ -27,6 +27,7 @@
 #include "schedule/allreduce/prr_plan.hpp"
 #include "schedule/allreduce_generators.hpp"
 #include "schedule/estimate.hpp"
+#include "schedule/estimate_topology.hpp"
 
 namespace papcoll {
 
@@ -199,6 +200,83 @@ double prr_allreduce_predict(const GeneratorInput& in) {
       last = std::max(last, t + (p - 1) * copy);
     finish[plan.order[x]] = first + reduction + last;
   }
+  return estimate::mean_elapsed(finish, a);
+}
+
+// On nodes of several ranks (AlgorithmInfo::costed_on_nodes): the flat estimate paces every hop
+// at the network's tau, but in PRR's ring in arrival order most hops join two ranks of one node
+// (the early ranks keep rank order) and take the loopback's time, and the executor runs a hop as
+// soon as its data and both ends are there, not in its slot. So the hops cost one by one
+// (estimate::ring_hop_times along the arrival order: loopback inside a node, the network between
+// nodes, shared by the ring's hops that leave one node), and what bounds the finish is the work
+// that waits for late ranks: for a suffix of the arrival order (positions q..p-1, all there from
+// T_q on), the hops of each segment from its first visit of a position in it on cannot start
+// before T_q. Every rank then has its result after T_q plus the longer of the slowest such
+// segment's remaining path and the busiest hop's queue of remaining messages (a hop carries one
+// segment at a time). Taken over the last arrival's group and a few suffixes spread over the
+// order (the first: the whole ring, with everyone on time the ring's (p - 1) reducing and
+// (p - 1) copying messages on its slowest hop); O(p) each.
+double prr_allreduce_nodes_predict(const GeneratorInput& in) {
+  const int p = in.p;
+  const estimate::NodeLinks links(in);
+  if (p < 3 || links.one_rank_per_node() || in.blocks < p) return prr_allreduce_predict(in);
+  const PrrPlan plan = prr_plan(in);
+  const std::vector<int> start = prr_segment_starts(plan);
+  const std::vector<double> a = estimate::arrivals_of(in);
+  const double bytes = estimate::blocks_bytes(in, 1.0 * in.blocks / p);
+  const std::vector<double> hop = estimate::ring_hop_times(in, plan.order, bytes);
+  const double reduce = in.cost.gamma * bytes;
+  // Hop h of the segment starting at s leaves position (s + h) mod p, reducing for h <= p - 2 and
+  // copying after: over linear indices s + h in [0, 3p), prefix sums of both costs and difference
+  // arrays of the remaining messages per hop.
+  const size_t n = static_cast<size_t>(3 * p);
+  std::vector<double> sum_r(n + 1, 0.0), sum_c(n + 1, 0.0);
+  for (size_t i = 0; i < n; ++i) {
+    sum_c[i + 1] = sum_c[i] + hop[i % p];
+    sum_r[i + 1] = sum_r[i] + hop[i % p] + reduce;
+  }
+  std::vector<long> more_r(n + 1), more_c(n + 1), count_r(static_cast<size_t>(p)),
+      count_c(static_cast<size_t>(p));
+  auto bound = [&](int q) {  // positions q..p-1 there from T_q on
+    std::fill(more_r.begin(), more_r.end(), 0);
+    std::fill(more_c.begin(), more_c.end(), 0);
+    double path = 0;              // the slowest remaining segment's hops
+    const long end = 2L * p - 3;  // a segment's last hop
+    for (int j = 0; j < p; ++j) {
+      const long s = start[j];
+      // The first hop that reaches a position from q on (the one into q), or all of them.
+      const long h0 = s >= q ? 0 : q - 1 - s;
+      double t = 0;
+      if (h0 <= p - 2) {
+        t += sum_r[s + p - 1] - sum_r[s + h0];
+        ++more_r[s + h0], --more_r[s + p - 1];
+      }
+      const long c0 = std::max<long>(h0, p - 1);
+      t += sum_c[s + end + 1] - sum_c[s + c0];
+      ++more_c[s + c0], --more_c[s + end + 1];
+      path = std::max(path, t);
+    }
+    std::fill(count_r.begin(), count_r.end(), 0);
+    std::fill(count_c.begin(), count_c.end(), 0);
+    long run_r = 0, run_c = 0;
+    for (size_t i = 0; i < n; ++i) {
+      run_r += more_r[i], run_c += more_c[i];
+      count_r[i % p] += run_r, count_c[i % p] += run_c;
+    }
+    double queue = 0;  // the busiest hop's remaining messages
+    for (int x = 0; x < p; ++x)
+      queue = std::max(queue, count_r[x] * (hop[x] + reduce) + count_c[x] * hop[x]);
+    return a[plan.order[q]] + std::max(path, queue);
+  };
+  int last_group = p - 1;  // the last arrival's slot
+  while (last_group > 0 && plan.slot[last_group - 1] == plan.slot.back()) --last_group;
+  double done = bound(last_group);
+  constexpr int kSuffixes = 16;
+  for (int k = 0; k < kSuffixes; ++k) {
+    const int q = static_cast<int>(static_cast<int64_t>(k) * p / kSuffixes);
+    if (q < last_group) done = std::max(done, bound(q));
+  }
+  const std::vector<double> finish(static_cast<size_t>(p), done);
   return estimate::mean_elapsed(finish, a);
 }
 
