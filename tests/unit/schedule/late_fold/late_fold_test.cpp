@@ -379,6 +379,31 @@ TEST(RelayFold, PacesEveryRoundAndAutoLeavesLateFoldToSmallerCommunicators) {
     const VerifyResult v = verify_schedule(s);
     EXPECT_TRUE(v.ok) << k << ": " << v.error;
   }
+  // Its reduce likewise, wherever the root is, and no paced message goes to a late rank before
+  // its own first step (its predicted arrival).
+  const AlgorithmInfo* rfr = find_algorithm(Collective::reduce, "relay-fold");
+  ASSERT_NE(rfr, nullptr);
+  for (int k : {1, 4})
+    for (int root : {0, 36}) {
+      std::vector<double> a(130, 0.0);
+      std::vector<int> late;
+      for (int i = 0; i < k; ++i) late.push_back(36 + 16 * i), a[late.back()] = 0.1;
+      const Schedule s = generate_schedule(*rfr, gige_input(*rfr, 130, a, root));
+      for (const RankSchedule& rs : s.ranks)
+        EXPECT_EQ(rs.paced_until, std::numeric_limits<int64_t>::max())
+            << k << " root " << root << " rank " << rs.rank;
+      for (int r : late) {
+        const int64_t first = s.ranks[r].steps.front().round;
+        for (const RankSchedule& rs : s.ranks)
+          for (const Step& st : rs.steps)
+            for (const Op& op : rs.ops_of(st))
+              if (op.kind == OpKind::send && op.peer == r) {
+                EXPECT_GE(st.round, first) << "rank " << rs.rank << " to late rank " << r;
+              }
+      }
+      const VerifyResult v = verify_schedule(s);
+      EXPECT_TRUE(v.ok) << k << " root " << root << ": " << v.error;
+    }
   // From 128 ranks on auto weighs relay-fold and not late-fold: late-fold's estimate of a new
   // pattern is a Clairvoyant simulation (finish_rounds) that every rank runs on the call's path,
   // and in SMPI at gige-128 with random lateness that alone made auto (which then ran PRR) 1.16x
