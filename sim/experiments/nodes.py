@@ -17,11 +17,16 @@ computation charged, papcoll with the platform's Hockney parameters (--alpha 22e
                 all-gatherv of 4 MiB; on time and one rank late, rand-late, k-late:4 (50 ms); every
                 papcoll row, auto and native
   sweep-16x8    gige-16x8 (128 ranks): the same at 100 ms
-                (sweep-8x6-reduce and the like: one collective of a sweep)
+                (sweep-8x6-reduce, library-64x16-reduce and the like: one collective of a part)
   library-64x16 gige-64x16 (1024 ranks): auto against the library (native) only, every collective
                 of the sweeps, on time and one rank 100 ms late; buffers folded and results
                 unchecked at this size (every papcoll row in one simulation would take hours)
   library-64x16-late  the same with k-late:4 (100 ms), and rand-late for the all-reduce
+  native-64x16  gige-64x16 (1024 ranks): SMPI's MPI_Allreduce under the ompi and mpich
+                selectors and each of its two-level algorithms forced (mvapich2_two_level,
+                smp_rsag, smp_rsag_rab, smp_rdb), on time and one rank 100 ms late; buffers
+                folded, results unchecked; an algorithm that crashes SimGrid is recorded with its
+                error
   scale-64x16   gige-64x16 (1024 ranks): one native all-reduce (the ompi selector), on time,
                 1 measured iteration after 1 warm-up, buffers folded and results unchecked (as in
                 docs/smpi.md, "Scale"): the simulation's wall time and memory
@@ -93,10 +98,11 @@ def main():
                          "--algo", "all", "--iters", "2", "--warmup", "1"] + tau,
                         variant=f"{op}-{size}-{mode}", group=group)
     for part in ("library-64x16", "library-64x16-late"):
-        if not wants(args, part):
-            continue
         for op, size in (("allreduce", "1M"), ("reduce", "1M"), ("bcast", "4MiB"),
                          ("bcast", "16KiB"), ("allgatherv", "4MiB")):
+            # --only library-64x16 runs them all, --only library-64x16-reduce one collective.
+            if not (wants(args, part) or wants(args, f"{part}-{op}")):
+                continue
             modes = ["one-late"] if part == "library-64x16" else \
                 ["k-late:4"] + (["rand-late"] if op == "allreduce" else [])
             for mode in modes:
@@ -107,6 +113,13 @@ def main():
                          "--no-check"] + tau,
                         cfg=["--cfg=smpi/auto-shared-malloc-thresh:65536"],
                         variant=f"{op}-{size}-{mode}")
+    if wants(args, "native-64x16"):
+        for name in NATIVE_QUICK:
+            exp.run("native-64x16", "gige-64x16", 1024,
+                    base + ["--max-delay", "0,100", "--algo", "native", "--iters", "2",
+                            "--warmup", "1", "--no-check"] + tau,
+                    cfg=[f"--cfg=smpi/allreduce:{name}",
+                         "--cfg=smpi/auto-shared-malloc-thresh:65536"], variant=name)
     if wants(args, "scale-64x16"):
         exp.run("scale-64x16", "gige-64x16", 1024,
                 ["--op", "allreduce", "--size", "1M", "--mode", "none", "--algo", "native",

@@ -885,6 +885,19 @@ def by_delay_and_algorithm(run):
     return [(delay, rs, {x["algorithm"]: x for x in rs}) for delay, rs in sorted(by_delay.items())]
 
 
+def simgrid_failure(error):
+    """What became of a simulation that gave no results, in a few words (its recorded error is the
+    tail of SimGrid's output)."""
+    error = error or ""
+    if "invalid_argument: " in error:
+        return "refused: " + error.split("invalid_argument: ", 1)[1].splitlines()[0].strip()
+    if "invalid pointer" in error:
+        return "crashed: free(): invalid pointer"
+    if "WAITING to finish" in error or "Deadlock" in error:
+        return "stalled: SimGrid found a deadlock"
+    return (error.strip().splitlines() or ["no results"])[-1][:120]
+
+
 def nodes_section(doc, png):
     """Platforms of many-core nodes (sim/experiments/nodes.py): auto against the MPI library's
     collective and papcoll's fastest row, per collective, size and arrival mode."""
@@ -899,12 +912,27 @@ def nodes_section(doc, png):
              "elapsed time in the same simulation (below 1: `auto` faster); best: papcoll's fastest "
              "row there (not `auto`). P/delta: time after the last arrival over one whole-buffer "
              "message between nodes.", "", source_line(doc), ""]
-    native_all = {}
+    native_all, native_failed = {}, {}
     for r in runs:
-        if r["part"] in ("native-8x6", "native-16x8", "others-16x8"):
+        if r["part"] in ("native-8x6", "native-16x8", "others-16x8", "native-64x16"):
             for row in r["rows"]:
                 native_all.setdefault((r["platform"], row["max_delay_ms"]), []).append(
                     (row["mean_elapsed_ms"], r.get("variant")))
+            if not r["rows"]:
+                native_failed.setdefault(r["platform"], []).append(
+                    f"`{r.get('variant')}` ({simgrid_failure(r.get('error'))})")
+
+    def forced_natives(platform):
+        out = []
+        for delay in sorted({d for (pl, d) in native_all if pl == platform}):
+            got = sorted(native_all[(platform, delay)])
+            if got:
+                out += [f"The MPI library's all-reduce with each of SMPI's algorithms forced "
+                        f"({platform}, delay {delay:g} ms, fastest first): " + ", ".join(
+                            f"`{v}` {m:.2f}" for m, v in got[:6]) + ".", ""]
+        if native_failed.get(platform):
+            out += [f"Failed on {platform}: " + "; ".join(native_failed[platform]) + ".", ""]
+        return out
     for part, platform in (("sweep-8x6", "gige-8x6"), ("sweep-16x8", "gige-16x8")):
         sweep = [r for r in runs if r["part"] == part]
         if not sweep:
@@ -931,12 +959,7 @@ def nodes_section(doc, png):
                   table(["collective", "arrivals", "delay ms", "auto ms", "best papcoll row ms",
                          "native ms", "auto/native", "auto/best", "P/delta auto",
                          "P/delta native", "simulation wall s"], rows), ""]
-        for delay in sorted({d for (pl, d) in native_all if pl == platform}):
-            got = sorted(native_all[(platform, delay)])
-            if got:
-                lines += [f"The MPI library's all-reduce with each of SMPI's algorithms forced "
-                          f"({platform}, delay {delay:g} ms, fastest first): " + ", ".join(
-                              f"`{v}` {m:.2f}" for m, v in got[:6]) + ".", ""]
+        lines += forced_natives(platform)
     big = [r for r in runs if r["part"].startswith("library-64x16")]
     if big:
         rows = []
@@ -962,6 +985,7 @@ def nodes_section(doc, png):
                   "", table(["collective", "arrivals", "delay ms", "auto ms", "auto ran",
                              "native ms", "auto/native", "P/delta auto", "P/delta native",
                              "simulation wall s"], rows), ""]
+    lines += forced_natives("gige-64x16")
     return lines
 
 

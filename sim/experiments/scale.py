@@ -8,6 +8,7 @@ per (ranks, pattern), the algorithms interleaved in it; from 512 ranks every all
 or more is folded onto shared memory and results are not checked (docs/smpi.md, "Scale").
 
     /usr/bin/python3 sim/experiments/scale.py [--quick] [--only allreduce,reduce]
+    /usr/bin/python3 sim/experiments/scale.py --only reduce:one-late   (one pattern)
 """
 import os
 import sys
@@ -30,11 +31,12 @@ def main():
         [(128, "gige-128"), (512, "gige-512"), (1024, "gige-1024")]
     parts = [("allreduce", "auto,native,relay-fold"), ("reduce", "auto,native,relay-fold")]
     for op, algos in parts:
-        if not wants(args, op):
-            continue
         for p, platform in points:
             fold = p >= 512
             for mode, delay in (MODES if op == "allreduce" else MODES[:1] + MODES[3:]):
+                # --only reduce runs every pattern of the reduce, --only reduce:one-late one.
+                if not (wants(args, op) or wants(args, f"{op}:{mode}")):
+                    continue
                 common = ["--op", op, "--size", "1M", "--mode", mode, "--max-delay", delay,
                           "--iters", "2", "--warmup", "1", "--algo", algos] + tau
                 if fold:
