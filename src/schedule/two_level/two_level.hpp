@@ -59,9 +59,17 @@ std::vector<int> wanted_nodes(const TwoLevelPlan& plan, const ScheduleSink& out)
 // node only).
 int64_t emit_node_reduces(const GeneratorInput& in, const TwoLevelPlan& plan, ScheduleSink& out);
 
-// Inside every node with a wanted rank: the leader broadcasts the whole buffer to the node's other
-// ranks (a binomial tree) from the round after its last receive among the leaders, where `row` on
-// `leaders` with `among` is that phase (not before `first_round`).
+// Inside every node with a wanted rank: the leader broadcasts the buffer to the node's other ranks
+// in node_broadcast_chunks chunks of blocks, each by a binomial tree from the round after the
+// leader's last receive among the leaders that touches the chunk, where `row` on `leaders` with
+// `among` is that phase (not before `first_round`). In whole buffers the node's last ranks got
+// the result a tree's depth of 4 MiB messages after their leader (at 16 ranks a node, 2 ms of
+// shared memory's 8 GB/s): chunks go out while the leaders' phase still delivers the later ones.
+inline constexpr int kNodeBroadcastChunks = 8;
+inline constexpr double kNodeChunkAlphas = 64;
+// Up to kNodeBroadcastChunks and the call's blocks, each chunk at least kNodeChunkAlphas latencies
+// of the links inside a node long (4 MiB at 8 GB/s and 0.5 us: 8 chunks; 256 KiB: one).
+int node_broadcast_chunks(const GeneratorInput& in);
 void emit_node_broadcasts(const GeneratorInput& in, const TwoLevelPlan& plan,
                           const AlgorithmInfo& row, const GeneratorInput& leaders,
                           const GroupPhase& among, int64_t first_round, ScheduleSink& out);

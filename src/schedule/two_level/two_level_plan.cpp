@@ -132,22 +132,39 @@ int64_t emit_node_reduces(const GeneratorInput& in, const TwoLevelPlan& plan, Sc
 void emit_node_broadcasts(const GeneratorInput& in, const TwoLevelPlan& plan,
                           const AlgorithmInfo& row, const GeneratorInput& leaders,
                           const GroupPhase& among, int64_t first_round, ScheduleSink& out) {
-  const std::vector<BlockSet> whole = whole_buffer_map(in.blocks);
+  const int blocks = std::max(1, in.blocks);
+  const int chunks = node_broadcast_chunks(in);
+  auto chunk_first = [&](int c) { return static_cast<int>(int64_t{c} * blocks / chunks); };
   for (int k : wanted_nodes(plan, out)) {
     if (plan.others[k].empty()) continue;
-    int64_t start = first_round;
+    // Chunk c goes out once the leader's last receive among the leaders that touches it is done,
+    // so the node's broadcast runs while the leaders' phase still delivers the later chunks.
+    std::vector<int64_t> start(static_cast<size_t>(chunks), first_round);
     if (plan.nodes > 1) {
-      // The leader holds the whole result once its last receive among the leaders is done.
-      const RankSchedule rs = phase_rank(row.generate, leaders, among, k);
-      for (const Step& st : rs.steps)
-        for (const Op& op : rs.ops_of(st))
-          if (op.kind == OpKind::recv) start = std::max(start, st.round + 1);
+      const std::vector<int64_t> last =
+          last_receive_rounds(phase_rank(row.generate, leaders, among, k), blocks);
+      for (int c = 0; c < chunks; ++c)
+        for (int b = chunk_first(c); b < chunk_first(c + 1); ++b)
+          start[c] = std::max(start[c], last[b] + 1);
     }
     std::vector<int> members{plan.leader[k]};
     members.insert(members.end(), plan.others[k].begin(), plan.others[k].end());
-    emit_phase(binomial_bcast_schedule, node_input(static_cast<int>(members.size()), 0, in),
-               GroupPhase{.members = members, .first_round = start, .block_map = whole}, out);
+    const GeneratorInput node = node_input(static_cast<int>(members.size()), 0, in);
+    for (int c = 0; c < chunks; ++c) {
+      const std::vector<BlockSet> chunk{BlockSet::range(chunk_first(c), chunk_first(c + 1))};
+      emit_phase(binomial_bcast_schedule, node,
+                 GroupPhase{.members = members, .first_round = start[c], .block_map = chunk}, out);
+    }
   }
+}
+
+int node_broadcast_chunks(const GeneratorInput& in) {
+  // A chunk's transfer at least kNodeChunkAlphas latencies long: chunks of small buffers would
+  // only multiply the messages (each a latency and the executor's work per message).
+  const CostParams c = intra_cost(in.cost);
+  const double worth = c.alpha > 0 ? c.beta * in.bytes / (kNodeChunkAlphas * c.alpha) : 1.0;
+  const int most = std::min(kNodeBroadcastChunks, std::max(1, in.blocks));
+  return std::clamp(static_cast<int>(worth), 1, most);
 }
 
 std::string two_level_key(const TwoLevelPlan& plan, const AlgorithmInfo& row,

@@ -16,6 +16,7 @@
 #include "schedule/reduce_generators.hpp"
 #include "schedule/registry.hpp"
 #include "schedule/schedule_sink.hpp"
+#include "schedule/two_level/two_level.hpp"
 #include "verify/cost_model.hpp"
 #include "verify/verifier.hpp"
 
@@ -124,6 +125,55 @@ TEST(TwoLevel, ALateRankLeadsItsNodeAndOnlyItsNodeWaits) {
   EXPECT_LT(post / delta, 1.3) << "P = " << post;
   // The estimate auto reads is close to the cost model.
   EXPECT_NEAR(algo->predict(in) / c.mean_elapsed, 1.0, 0.1);
+}
+
+// A node's closing broadcast goes out in chunks as they reach the leader (emit_node_broadcasts):
+// 4 MiB over 8 GB/s inside a node is 8 chunks, and with one rank 50 ms late every other rank of a
+// node gets its first chunk before its leader's last receive (in whole buffers it waited for it,
+// a tree's depth of 0.5 ms messages more). 16 KiB stays one message.
+TEST(TwoLevel, NodeBroadcastInChunksAsTheyReachTheLeader) {
+  for (const Collective coll : {Collective::allreduce, Collective::bcast, Collective::allgatherv}) {
+    const AlgorithmInfo* algo = find_algorithm(coll, "two-level");
+    ASSERT_NE(algo, nullptr);
+    GeneratorInput in;
+    in.p = 48;
+    in.root = coll == Collective::bcast ? 7 : -1;
+    in.bytes = 4 << 20;
+    in.cost = CostParams{22e-6, 8e-9, 1e-12};
+    in.cost.intra_alpha = 0.5e-6;
+    in.cost.intra_beta = 1.25e-10;
+    in.nodes = std::make_shared<NodeLayout>(block_node_layout(48, 6));
+    in.arrivals.assign(48, 0.0);
+    in.arrivals[20] = 0.05;
+    in.blocks = default_block_count(*algo, in);
+    ASSERT_EQ(node_broadcast_chunks(in), std::min(8, in.blocks)) << collective_name(coll);
+    const Schedule s = generate_schedule(*algo, in);
+    const VerifyResult v = verify_schedule(s);
+    ASSERT_TRUE(v.ok) << collective_name(coll) << ": " << v.error;
+    const TwoLevelPlan plan = two_level_plan(in, coll != Collective::bcast, in.root);
+    for (int k = 0; k < plan.nodes; ++k) {
+      const int leader = plan.leader[k];
+      int64_t leader_last = -1;
+      for (const Step& st : s.ranks[leader].steps)
+        for (const Op& op : s.ranks[leader].ops_of(st))
+          if (op.kind == OpKind::recv) leader_last = std::max(leader_last, st.round);
+      for (int r : plan.others[k]) {
+        int chunks = 0;
+        int64_t first = INT64_MAX;
+        for (const Step& st : s.ranks[r].steps)
+          for (const Op& op : s.ranks[r].ops_of(st))
+            if (op.kind == OpKind::recv && op.combine == Combine::copy &&
+                plan.node_of[op.peer] == k)
+              ++chunks, first = std::min(first, st.round);
+        EXPECT_EQ(chunks, node_broadcast_chunks(in)) << collective_name(coll) << " rank " << r;
+        if (leader_last >= 0 && k != plan.node_of[in.root < 0 ? 0 : in.root]) {
+          EXPECT_LT(first, leader_last) << collective_name(coll) << " rank " << r;
+        }
+      }
+    }
+    in.bytes = 16 << 10;
+    EXPECT_EQ(node_broadcast_chunks(in), 1) << collective_name(coll);
+  }
 }
 
 // The two-level rows' estimates (what `auto` costs them with) against the node-aware cost model on
