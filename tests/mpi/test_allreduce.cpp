@@ -269,10 +269,12 @@ int main(int argc, char** argv) {
                    Case{algo, 1001, blocks, Arrivals::one_late, blocks == 3, to, seed++, false});
 
     // Large and odd counts: long messages, uneven blocks. Only a few algorithms, to stay fast on
-    // oversubscribed cores; the small cases above already cover every algorithm's logic.
+    // oversubscribed cores; the small cases above already cover every algorithm's logic. On a
+    // layout of several ranks per node (PAPCOLL_NODES) two-level's closing broadcast inside a
+    // node goes out in chunks at these sizes (emit_node_broadcasts).
     const TypeOp int_sum = tos[0], double_sum = tos[7];
     for (int count : {1000003, 1 << 20})
-      for (const char* algo : {"ring", "prr", "rabenseifner"}) {
+      for (const char* algo : {"ring", "prr", "rabenseifner", "two-level"}) {
         const Arrivals arr = std::strcmp(algo, "prr") == 0 ? Arrivals::one_late : Arrivals::none;
         run_case(chk, Case{algo, count, 0, arr, false, int_sum, seed++, arr != Arrivals::none});
         run_case(chk, Case{algo, count, 2 * p + 1, arr, true, double_sum, seed++, false});
