@@ -911,7 +911,9 @@ def nodes_section(doc, png):
              "`native` is SMPI's `ompi` selector. `auto`/library and `auto`/best: ratios of mean "
              "elapsed time in the same simulation (below 1: `auto` faster); best: papcoll's fastest "
              "row there (not `auto`). P/delta: time after the last arrival over one whole-buffer "
-             "message between nodes.", "", source_line(doc), ""]
+             "message between nodes.", "",
+             source_line(doc) + "".join(" Note: " + n + "." for n in doc.get("notes", [])
+                                        if not n.startswith("library-64x16")), ""]
     native_all, native_failed = {}, {}
     for r in runs:
         if r["part"] in ("native-8x6", "native-16x8", "others-16x8", "native-64x16"):
