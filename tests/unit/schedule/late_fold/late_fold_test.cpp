@@ -163,6 +163,20 @@ TEST(LateFold, AboutOneMessageAfterTheLastArrivalOnGigE48) {
   }
 }
 
+// No message goes to a late rank before its own first step (its predicted arrival): what pacing
+// needs of a schedule (docs/algorithms.md, "Paced sends").
+void expect_nothing_sent_before_arrival(const Schedule& s, const std::vector<int>& late_ranks) {
+  for (int late_rank : late_ranks) {
+    const int64_t first = s.ranks[late_rank].steps.front().round;
+    for (const RankSchedule& rs : s.ranks)
+      for (const Step& st : rs.steps)
+        for (const Op& op : rs.ops_of(st))
+          if (op.kind == OpKind::send && op.peer == late_rank) {
+            EXPECT_GE(st.round, first) << "rank " << rs.rank << " to late rank " << late_rank;
+          }
+  }
+}
+
 // The executor paces the steps of rounds below paced_until (docs/algorithms.md, "Paced sends"),
 // which holds a rank's large sends until its earlier ones have been taken: so no paced message
 // may go to a rank before that rank's predicted arrival. The all-reduce paces its first phase,
@@ -228,15 +242,7 @@ TEST(LateFold, PacesOnlyWhereEveryReceiverIsPredictedPresent) {
       const Schedule s = generate_schedule(a, gige_input(a, 48, arr, -1));
       for (const RankSchedule& rs : s.ranks)
         EXPECT_EQ(rs.paced_until, std::numeric_limits<int64_t>::max());
-      for (int late_rank : late_ranks) {
-        const int64_t first = s.ranks[late_rank].steps.front().round;
-        for (const RankSchedule& rs : s.ranks)
-          for (const Step& st : rs.steps)
-            for (const Op& op : rs.ops_of(st))
-              if (op.kind == OpKind::send && op.peer == late_rank) {
-                EXPECT_GE(st.round, first) << "rank " << rs.rank << " to late rank " << late_rank;
-              }
-      }
+      expect_nothing_sent_before_arrival(s, late_ranks);
     }
   }
 }
@@ -392,15 +398,7 @@ TEST(RelayFold, PacesEveryRoundAndAutoLeavesLateFoldToSmallerCommunicators) {
       for (const RankSchedule& rs : s.ranks)
         EXPECT_EQ(rs.paced_until, std::numeric_limits<int64_t>::max())
             << k << " root " << root << " rank " << rs.rank;
-      for (int r : late) {
-        const int64_t first = s.ranks[r].steps.front().round;
-        for (const RankSchedule& rs : s.ranks)
-          for (const Step& st : rs.steps)
-            for (const Op& op : rs.ops_of(st))
-              if (op.kind == OpKind::send && op.peer == r) {
-                EXPECT_GE(st.round, first) << "rank " << rs.rank << " to late rank " << r;
-              }
-      }
+      expect_nothing_sent_before_arrival(s, late);
       const VerifyResult v = verify_schedule(s);
       EXPECT_TRUE(v.ok) << k << " root " << root << ": " << v.error;
     }

@@ -100,20 +100,28 @@ TEST(TwoLevel, RandomLayoutsVerifyAndEveryRankAloneEqualsItsPart) {
     }
 }
 
+// gige-8x6's shape (8 nodes of 6, the gige links between nodes, 0.5 us inside a node), 4 MiB, rank
+// `late` 50 ms late, with `algo`'s block count.
+GeneratorInput gige_8x6_input(const AlgorithmInfo& algo, int late, int root, double intra_beta) {
+  GeneratorInput in;
+  in.p = 48;
+  in.root = root;
+  in.bytes = 4 << 20;
+  in.cost = CostParams{22e-6, 8e-9, 1e-12};
+  in.cost.intra_alpha = 0.5e-6;
+  in.cost.intra_beta = intra_beta;
+  in.nodes = std::make_shared<NodeLayout>(block_node_layout(48, 6));
+  in.arrivals.assign(48, 0.0);
+  in.arrivals[late] = 0.05;
+  in.blocks = default_block_count(algo, in);
+  return in;
+}
+
 TEST(TwoLevel, ALateRankLeadsItsNodeAndOnlyItsNodeWaits) {
   // 8 nodes of 6, rank 0 late by 50 ms: among the leaders, rank 0's node is the late one; the
   // other nodes' ranks are done with their own node's reduce long before.
   const AlgorithmInfo* algo = find_algorithm(Collective::allreduce, "two-level");
-  GeneratorInput in;
-  in.p = 48;
-  in.bytes = 4 << 20;
-  in.cost = CostParams{22e-6, 8e-9, 1e-12};
-  in.cost.intra_alpha = 0.5e-6;
-  in.cost.intra_beta = 1e-10;
-  in.nodes = std::make_shared<NodeLayout>(block_node_layout(48, 6));
-  in.arrivals.assign(48, 0.0);
-  in.arrivals[0] = 0.05;
-  in.blocks = default_block_count(*algo, in);
+  const GeneratorInput in = gige_8x6_input(*algo, 0, -1, 1e-10);
   const Schedule s = generate_schedule(*algo, in);
   ASSERT_TRUE(verify_schedule(s).ok);
   const CostResult c = evaluate_cost(s, in.arrivals, in.cost, 4 << 20, in.nodes.get());
@@ -135,17 +143,7 @@ TEST(TwoLevel, NodeBroadcastInChunksAsTheyReachTheLeader) {
   for (const Collective coll : {Collective::allreduce, Collective::bcast, Collective::allgatherv}) {
     const AlgorithmInfo* algo = find_algorithm(coll, "two-level");
     ASSERT_NE(algo, nullptr);
-    GeneratorInput in;
-    in.p = 48;
-    in.root = coll == Collective::bcast ? 7 : -1;
-    in.bytes = 4 << 20;
-    in.cost = CostParams{22e-6, 8e-9, 1e-12};
-    in.cost.intra_alpha = 0.5e-6;
-    in.cost.intra_beta = 1.25e-10;
-    in.nodes = std::make_shared<NodeLayout>(block_node_layout(48, 6));
-    in.arrivals.assign(48, 0.0);
-    in.arrivals[20] = 0.05;
-    in.blocks = default_block_count(*algo, in);
+    GeneratorInput in = gige_8x6_input(*algo, 20, coll == Collective::bcast ? 7 : -1, 1.25e-10);
     ASSERT_EQ(node_broadcast_chunks(in), std::min(8, in.blocks)) << collective_name(coll);
     const Schedule s = generate_schedule(*algo, in);
     const VerifyResult v = verify_schedule(s);
