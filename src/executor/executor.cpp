@@ -14,11 +14,11 @@
 // may be late. A pending send reads the work buffer, so before a receive overwrites or reduces a
 // block, exactly the pending sends that read that block are waited for.
 //
-// Paced steps (rounds below RankSchedule::paced_until, where the generator predicts every
-// receiver present; docs/algorithms.md, "Paced sends"): their large sends are synchronous, and a
-// paced step posts its large sends only once the rank's earlier paced sends are complete, so a
-// rank that fell behind does not put several rounds' messages on its link at once. That wait is
-// on messages of earlier rounds, so the induction above still holds.
+// Paced sends (Op::paced, where the generator predicts the receiver present; docs/algorithms.md,
+// "Paced sends"): those of at least RankSchedule::paced_bytes are synchronous, and a step posts
+// them only once the rank's earlier paced sends are complete, so a rank that fell behind (or, as
+// a broadcast's root, receives nothing) does not put several rounds' messages on its link at
+// once. That wait is on messages of earlier rounds, so the induction above still holds.
 //
 // Deferred initial values (ExecBuffer::initial): a block's own value stays in the caller's send
 // buffer until the block is first written or combined; sends of such blocks read it there, a
@@ -52,11 +52,6 @@ namespace {
 
 constexpr int kTagBound = 32767;  // MPI guarantees MPI_TAG_UB >= 32767
 constexpr int64_t kScratchAlign = 64;
-// Paced steps' sends from this size on are synchronous (docs/algorithms.md, "Paced sends"): a
-// message's time is mostly bandwidth there on every network papcoll meets (alpha / beta is about
-// 3 KB on 1 Gbit/s Ethernet, 20 KB on InfiniBand), and below most MPIs' eager limits an ordinary
-// send completes at once, so only a synchronous one tells when the receiver took it.
-constexpr int64_t kPacedBytes = 16 * 1024;
 
 int tag_of(int round) { return ((round % kTagBound) + kTagBound) % kTagBound; }
 
@@ -113,9 +108,11 @@ class Run {
         in_work_(static_cast<size_t>(blocks), buf.initial == nullptr ? 1 : 0) {}
 
   MpiStatus run(const RankSchedule& rs) {
+    // Below most MPIs' eager limits an ordinary send completes at once: only a synchronous one
+    // tells when the receiver took it.
+    paced_bytes_ = rs.paced_bytes > 0 ? rs.paced_bytes : kPacedBytesMost;
     for (size_t i = 0; i < rs.steps.size(); ++i) {
-      const MpiStatus s = step(rs.ops_of(rs.steps[i]), rs.steps[i].round, static_cast<int>(i),
-                               rs.steps[i].round < rs.paced_until);
+      const MpiStatus s = step(rs.ops_of(rs.steps[i]), rs.steps[i].round, static_cast<int>(i));
       if (!s.ok()) return s;
     }
     // Blocks never written: their own value, which no pending send reads from `work`.
@@ -128,7 +125,7 @@ class Run {
  private:
   const DatatypeLayout& layout() const { return buf_.layout; }
 
-  MpiStatus step(std::span<const Op> ops, int64_t round, int index, bool paced) {
+  MpiStatus step(std::span<const Op> ops, int64_t round, int index) {
     const int tag = tag_of(round);
     for (const Op& op : ops)
       if (op.kind == OpKind::send) op.blocks.for_each([&](int b) { sent_in_step_[b] = index; });
@@ -186,7 +183,7 @@ class Run {
         for (const BlockRun& run : op.blocks.runs())
           for (int b = run.first; b < run.end(); ++b)
             if (const MpiStatus c = bring_in(b); !c.ok()) return c;
-      const bool sync = paced && total_of(send_ranges_) * layout().size >= kPacedBytes;
+      const bool sync = op.paced && total_of(send_ranges_) * layout().size >= paced_bytes_;
       if (sync && !waited) {
         waited = true;
         for (; paced_done_ < paced_.size(); ++paced_done_)
@@ -307,6 +304,7 @@ class Run {
   std::vector<MPI_Request> sends_;   // every send of the run; completed ones are null
   std::vector<int> paced_;           // the synchronous sends (indices into sends_), in order
   size_t paced_done_ = 0;            // paced_[..paced_done_) are complete
+  int64_t paced_bytes_ = 0;          // paced sends of at least this many bytes are synchronous
   std::vector<ReaderNode> readers_;  // per block, a list of the sends that read it
   std::vector<int> readers_head_;    // newest reader node per block, -1: none pending
   std::vector<int> sent_in_step_;    // index of the last step that sent the block

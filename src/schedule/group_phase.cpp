@@ -40,13 +40,14 @@ std::vector<RankSchedule> run_phase(GeneratorFn generate, const GeneratorInput& 
   for (RankSchedule& rs : ranks) {
     RankSchedule mapped;
     mapped.rank = g.members[static_cast<size_t>(rs.rank)];
+    mapped.paced_bytes = rs.paced_bytes;
     mapped.ops.reserve(rs.ops.size());
     mapped.steps.reserve(rs.steps.size());
     for (const Step& st : rs.steps)
       for (const Op& op : rs.ops_of(st))
         mapped.add(g.first_round + g.stride * st.round,
                    Op{op.kind, g.members[static_cast<size_t>(op.peer)],
-                      mapped_blocks(op.blocks, g.block_map), op.combine});
+                      mapped_blocks(op.blocks, g.block_map), op.combine, op.paced});
     rs = std::move(mapped);
   }
   return ranks;
@@ -64,10 +65,13 @@ void emit_phase(GeneratorFn generate, const GeneratorInput& in, const GroupPhase
   for (const RankSchedule& rs : run_phase(generate, in, g, lo, hi + 1)) {
     if (!out.wants(rs.rank)) continue;
     out.reserve(rs.rank, rs.ops.size());
+    // The phase's paced sends stay paced in the whole (and only they: the other phases' ranks,
+    // a late one among them, are no receivers the phase's generator predicted).
+    if (rs.paced_bytes > 0) out.set_paced_bytes(rs.paced_bytes);
     for (const Step& st : rs.steps)
       for (const Op& op : rs.ops_of(st)) {
         if (op.kind == OpKind::send)
-          out.send(rs.rank, st.round, op.peer, op.blocks);
+          out.send(rs.rank, st.round, op.peer, op.blocks, op.paced);
         else
           out.recv(rs.rank, st.round, op.peer, op.blocks, op.combine);
       }

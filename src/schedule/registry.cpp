@@ -464,6 +464,13 @@ int pipeline_blocks(double bytes, int extra_rounds, const CostParams& cost, doub
   return static_cast<int>(std::clamp(std::llround(n), 1LL, 1LL << 20));
 }
 
+int64_t paced_send_bytes(const CostParams& cost) {
+  if (!(cost.alpha > 0) || !(cost.beta > 0)) return kPacedBytesMost;
+  const double bytes = std::ceil(cost.alpha / cost.beta);
+  if (!std::isfinite(bytes)) return kPacedBytesMost;
+  return std::clamp(static_cast<int64_t>(std::min(bytes, 1e18)), int64_t{1}, kPacedBytesMost);
+}
+
 double block_round_time(const GeneratorInput& in) {
   const double block_bytes = in.blocks > 0 ? in.bytes / in.blocks : in.bytes;
   const double tau = in.cost.alpha + (in.cost.beta + in.cost.gamma) * block_bytes;

@@ -173,6 +173,13 @@ int pipeline_blocks(double bytes, int extra_rounds, const CostParams& cost,
 // count measured (docs/circulant.md, "The constant, measured").
 inline constexpr double kBroadcastBlockFactor = 1.0;
 
+// The size from which a paced send is synchronous (RankSchedule::paced_bytes; docs/algorithms.md,
+// "Paced sends"): alpha / beta, where a message's time starts to be mostly bandwidth, so several
+// rounds' messages on one link cost more than a synchronous send's acknowledgement (about alpha)
+// does. At most kPacedBytesMost (and that where alpha or beta is unknown): 2.7 KiB on the gige
+// links, 5 KiB over shared memory, 16 KiB on InfiniBand-class links.
+int64_t paced_send_bytes(const CostParams& cost);
+
 std::span<const AlgorithmInfo> all_algorithms();
 const AlgorithmInfo* find_algorithm(Collective c, std::string_view name);
 std::vector<const AlgorithmInfo*> algorithms_for(Collective c);

@@ -155,6 +155,9 @@ struct Op {
   int peer = 0;
   BlockSet blocks;
   Combine combine = Combine::none;
+  // A send the generator predicts its receiver present for (docs/algorithms.md, "Paced sends"):
+  // the executor may hold it until the rank's earlier paced sends have been taken.
+  bool paced = false;
   bool operator==(const Op&) const = default;
 };
 
@@ -168,14 +171,18 @@ struct Step {
   bool operator==(const Step&) const = default;
 };
 
+// The most RankSchedule::paced_bytes is (paced_send_bytes), and what the executor takes where a
+// schedule names none.
+inline constexpr int64_t kPacedBytesMost = 16 * 1024;
+
 struct RankSchedule {
   int rank = 0;
   std::vector<Step> steps;  // strictly increasing rounds
   std::vector<Op> ops;      // every step's ops, step after step
-  // Steps of rounds below this one are paced (docs/algorithms.md, "Paced sends"): the generator
-  // predicts every receiver of their sends present when it sends, so the executor may hold a
-  // step's large sends until the earlier ones have been taken. 0: none.
-  int64_t paced_until = 0;
+  // Paced sends (Op::paced) of at least this many bytes are synchronous and go one round at a
+  // time (docs/algorithms.md, "Paced sends"): where a message's time starts to be mostly
+  // bandwidth on the generator's network (paced_send_bytes). 0 where no send is paced.
+  int64_t paced_bytes = 0;
 
   std::span<const Op> ops_of(const Step& s) const {
     return {ops.data() + s.first_op, static_cast<size_t>(s.op_count)};

@@ -29,7 +29,7 @@ void write_schedule_json(std::ostream& out, const Schedule& s) {
   // The header's fields, then one rank per line, each rank's object built and written alone, so
   // that a schedule of 2^20 operations (papcoll-sched's limit) is never one document in memory.
   std::string head = Json{
-      {"format", "papcoll-schedule/1"},
+      {"format", "papcoll-schedule/2"},
       {"collective", collective_name(s.collective)},
       {"algorithm", s.algorithm},
       {"p", s.p},
@@ -41,7 +41,7 @@ void write_schedule_json(std::ostream& out, const Schedule& s) {
   for (size_t r = 0; r < s.ranks.size(); ++r) {
     const RankSchedule& rs = s.ranks[r];
     Json rank{{"rank", rs.rank}};
-    if (rs.paced_until > 0) rank["paced_until"] = rs.paced_until;
+    if (rs.paced_bytes > 0) rank["paced_bytes"] = rs.paced_bytes;
     Json steps = Json::array();
     for (const Step& st : rs.steps) {
       Json ops = Json::array();
@@ -50,11 +50,12 @@ void write_schedule_json(std::ostream& out, const Schedule& s) {
         op.blocks.for_each([&](int b) { ids.push_back(b); });
         Json o = Json::object();
         auto& m = o.get_ref<Json::object_t&>();
-        m.reserve(4);
+        m.reserve(5);
         m.emplace("kind", op.kind == OpKind::send ? "send" : "recv");
         m.emplace("peer", op.peer);
         m.emplace("blocks", std::move(ids));
         if (op.kind == OpKind::recv) m.emplace("combine", combine_name(op.combine));
+        if (op.paced) m.emplace("paced", true);
         ops.push_back(std::move(o));
       }
       steps.push_back(Json{{"round", st.round}, {"ops", std::move(ops)}});
@@ -72,7 +73,7 @@ void write_schedule_text(std::ostream& out, const Schedule& s) {
   out << '\n';
   for (const RankSchedule& rs : s.ranks) {
     out << "rank " << rs.rank;
-    if (rs.paced_until > 0) out << " (paced below round " << rs.paced_until << ')';
+    if (rs.paced_bytes > 0) out << " (paced sends synchronous from " << rs.paced_bytes << " bytes)";
     out << '\n';
     for (const Step& st : rs.steps) {
       out << "  round " << st.round << ':';
@@ -80,6 +81,7 @@ void write_schedule_text(std::ostream& out, const Schedule& s) {
         out << (op.kind == OpKind::send ? "  send " : "  recv ") << "blocks ";
         write_blocks(out, op.blocks);
         out << (op.kind == OpKind::send ? " to " : " from ") << op.peer;
+        if (op.paced) out << " (paced)";
         if (op.kind == OpKind::recv) out << " (" << combine_name(op.combine) << ')';
       }
       out << '\n';

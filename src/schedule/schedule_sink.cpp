@@ -60,7 +60,14 @@ std::vector<RankSchedule> ScheduleSink::take() && {
       for (size_t k : order) rs.add(r.rounds[k], std::move(r.rs.ops[k]));
     }
     rs.rank = first_ + static_cast<int>(i);
-    rs.paced_until = paced_until_;
+    bool any_paced = false;
+    for (const Step& st : rs.steps)
+      for (size_t k = st.first_op; k < static_cast<size_t>(st.first_op + st.op_count); ++k) {
+        Op& op = rs.ops[k];
+        if (op.kind == OpKind::send && st.round < paced_until_) op.paced = true;
+        any_paced = any_paced || op.paced;
+      }
+    rs.paced_bytes = any_paced ? paced_bytes_ : 0;
   }
   ranks_.clear();
   return out;

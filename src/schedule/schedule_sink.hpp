@@ -31,9 +31,10 @@ class ScheduleSink {
   // One end of a message at `rank` (which must be wanted). An empty block set adds nothing.
   // Ops may come in any round order; ops of one round keep the order they came in.
   // Inline: at scale a rank's part is thousands of ops, each through here.
-  void send(int rank, int64_t round, int to, BlockSet blocks) {
+  // `paced`: see Op::paced (a phase's paced sends carried into a composed schedule).
+  void send(int rank, int64_t round, int to, BlockSet blocks, bool paced = false) {
     if (blocks.empty()) return;
-    add(rank, round, Op{OpKind::send, to, std::move(blocks), Combine::none});
+    add(rank, round, Op{OpKind::send, to, std::move(blocks), Combine::none, paced});
   }
   void recv(int rank, int64_t round, int from, BlockSet blocks, Combine combine) {
     if (blocks.empty()) return;
@@ -44,8 +45,17 @@ class ScheduleSink {
 
   // A hint: about `ops` ops will come for `rank` (saves regrowing its arrays).
   void reserve(int rank, size_t ops);
-  // Every rank's steps of rounds below `round` are paced (RankSchedule::paced_until).
-  void set_paced_until(int64_t round) { paced_until_ = round; }
+  // Every rank's sends of rounds below `round` are paced (Op::paced: the generator predicts
+  // their receivers present), synchronous from `bytes` on (RankSchedule::paced_bytes, usually
+  // paced_send_bytes(in.cost)). May come before or after the ops.
+  void set_paced_until(int64_t round, int64_t bytes) {
+    paced_until_ = round;
+    paced_bytes_ = bytes;
+  }
+  // The size from which paced sends are synchronous, for sends already marked paced (a phase's,
+  // carried into the whole by emit_phase); the rounds paced stay as they are.
+  void set_paced_bytes(int64_t bytes) { paced_bytes_ = bytes; }
+  int64_t paced_bytes() const { return paced_bytes_; }
 
   // The wanted ranks' schedules in rank order, steps in ascending rounds.
   std::vector<RankSchedule> take() &&;
@@ -73,6 +83,7 @@ class ScheduleSink {
 
   int p_, first_, last_;
   int64_t paced_until_ = 0;
+  int64_t paced_bytes_ = 0;
   std::vector<RankOps> ranks_;
 };
 

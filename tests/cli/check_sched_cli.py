@@ -27,7 +27,7 @@ def check(cond, what):
 # Schedule JSON has the documented shape.
 s = json.loads(run("show", "prr", "--p", "8", "--arrivals", "0,0,0,0.001,0,0,0,0.002",
                    "--format", "json").stdout)
-check(s["format"] == "papcoll-schedule/1" and s["collective"] == "allreduce", "schedule header")
+check(s["format"] == "papcoll-schedule/2" and s["collective"] == "allreduce", "schedule header")
 check(s["algorithm"] == "prr" and s["p"] == 8 and s["root"] is None and s["blocks"] == 8, "fields")
 check(len(s["ranks"]) == 8 and all(r["rank"] == i for i, r in enumerate(s["ranks"])), "ranks")
 for r in s["ranks"]:
@@ -36,12 +36,25 @@ for r in s["ranks"]:
             check(op["kind"] in ("send", "recv"), "op kind")
             check(("combine" in op) == (op["kind"] == "recv"), "combine only on receives")
 
-check(all("paced_until" not in r for r in s["ranks"]), "PRR paces nothing")
-# late-fold paces its first phase (docs/schedule-format.md, paced_until), the same on every rank.
+check(all("paced_bytes" not in r and not any(op.get("paced") for st in r["steps"]
+                                              for op in st["ops"]) for r in s["ranks"]),
+      "PRR paces nothing")
+# late-fold paces its first phase (docs/schedule-format.md, paced): the sends of every rank's
+# rounds below one round, and no receive; the size they are synchronous from is alpha / beta.
 lf = json.loads(run("show", "late-fold", "--p", "8", "--arrivals", "0,0.05,0,0,0,0,0,0",
-                    "--format", "json").stdout)
-paced = {r.get("paced_until") for r in lf["ranks"]}
-check(len(paced) == 1 and isinstance(min(paced), int) and min(paced) > 0, f"late-fold paced {paced}")
+                    "--alpha", "22us", "--beta", "8e-9", "--format", "json").stdout)
+paced_rounds = {st["round"] for r in lf["ranks"] for st in r["steps"]
+                for op in st["ops"] if op.get("paced")}
+check(len(paced_rounds) > 0 and all(op["kind"] == "send" for r in lf["ranks"]
+                                    for st in r["steps"] for op in st["ops"] if op.get("paced")),
+      "late-fold paces sends only")
+until = max(paced_rounds) + 1
+check(all(op.get("paced", False) == (op["kind"] == "send" and st["round"] < until)
+          for r in lf["ranks"] for st in r["steps"] for op in st["ops"]),
+      f"late-fold paces every send below round {until} and none after")
+check({r.get("paced_bytes") for r in lf["ranks"] if any(op.get("paced") for st in r["steps"]
+                                                        for op in st["ops"])} == {2750},
+      "late-fold's paced sends synchronous from alpha / beta = 2750 bytes")
 
 # On one node late-fold is flat in arrival order (docs/algorithms.md, "One node"): every rank but
 # the root sends its whole buffer once, the root reduces them in arrival order (ties by rank).

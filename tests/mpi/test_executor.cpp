@@ -67,7 +67,8 @@ class Harness {
   // Runs the schedule on ints (stride 1) or on MPI_INT resized to 8 bytes (stride 2, holes must
   // keep their sentinel), then checks every element on this rank.
   void run(const std::string& name, int64_t count, int blocks, const std::vector<Transfer>& xs,
-           const Want& want, bool padded = false, int late_rank = -1, int64_t paced_until = 0) {
+           const Want& want, bool padded = false, int late_rank = -1, int64_t paced_until = 0,
+           int64_t paced_bytes = kPacedBytesMost) {
     const int rank = chk_.rank();
     const int stride = padded ? 2 : 1;
     std::vector<int> buf(static_cast<size_t>(count * stride), -7);
@@ -77,7 +78,11 @@ class Harness {
     ExecBuffer eb{buf.data(), count, layout, padded ? padded_sum_op_ : MPI_SUM};
     if (rank == late_rank) usleep(30000);
     RankSchedule rs = steps_of(rank, xs);
-    rs.paced_until = paced_until;
+    // Sends of rounds below paced_until paced, as ScheduleSink::set_paced_until marks them.
+    for (const Step& s : rs.steps)
+      for (int k = s.first_op; k < s.first_op + s.op_count; ++k)
+        rs.ops[k].paced = rs.ops[k].kind == OpKind::send && s.round < paced_until;
+    rs.paced_bytes = paced_until > 0 ? paced_bytes : 0;
     const MpiStatus st = execute_schedule(rs, blocks, eb, comm_, scratch_);
     std::string problem = st.ok() ? "" : describe(st);
     for (int b = 0; b < blocks && problem.empty(); ++b) {
@@ -181,15 +186,23 @@ int main(int argc, char** argv) {
                {2, {{1, {0}}, {4, {1, 2}}}},
                {0, {{3, {0, 1}}}}},
               false, -1, 3);
-        // The same shape with small messages (below the paced size: ordinary sends).
-        h.run("paced steps, small messages", 64, 8,
-              {{0, 0, 1, {0}, Combine::copy},
-               {1, 0, 2, {1}, Combine::copy},
-               {2, 0, 1, {2}, Combine::reduce},
-               {2, 1, 0, {3}, Combine::reduce}},
-              {{1, {{0, {0}}, {2, {0, 1}}}}, {2, {{1, {0}}}}, {0, {{3, {0, 1}}}}}, false, -1, 3);
+        // The same shape with small messages (below the paced size: ordinary sends), and with a
+        // paced size below them (RankSchedule::paced_bytes: synchronous, one round at a time).
+        for (int64_t bytes : {kPacedBytesMost, int64_t{4}})
+          h.run("paced steps, small messages, synchronous from " + std::to_string(bytes) + " bytes",
+                64, 8,
+                {{0, 0, 1, {0}, Combine::copy},
+                 {1, 0, 2, {1}, Combine::copy},
+                 {2, 0, 1, {2}, Combine::reduce},
+                 {2, 1, 0, {3}, Combine::reduce}},
+                {{1, {{0, {0}}, {2, {0, 1}}}}, {2, {{1, {0}}}}, {0, {{3, {0, 1}}}}}, false, -1, 3,
+                bytes);
+        // A small paced send behind a late receiver (synchronous from 4 bytes): as above.
+        h.run("small paced send behind a late receiver", 64, 2,
+              {{0, 0, 2, {0}, Combine::copy}, {1, 0, 1, {1}, Combine::copy}},
+              {{2, {{0, {0}}}}, {1, {{1, {0}}}}}, false, 2, 2, 4);
       } else {
-        for (int k = 0; k < 6; ++k) chk.expect(true, "needs 3 ranks");
+        for (int k = 0; k < 8; ++k) chk.expect(true, "needs 3 ranks");
       }
     }
     status = chk.finish();

@@ -48,6 +48,33 @@ RankSchedule without_ops(const RankSchedule& rs, Drop drop) {
   return out;
 }
 
+// Paced sends (Op::paced) as ScheduleSink::set_paced_until leaves them: the round below which
+// every send of `s` is paced and from which none is (0: none paced), or -1 where the paced sends
+// are no such prefix of the rounds.
+inline int64_t paced_until(const Schedule& s) {
+  int64_t until = 0;
+  for (const RankSchedule& rs : s.ranks)
+    for (const Step& st : rs.steps)
+      for (const Op& op : rs.ops_of(st))
+        if (op.paced) until = std::max(until, st.round + 1);
+  for (const RankSchedule& rs : s.ranks)
+    for (const Step& st : rs.steps)
+      for (const Op& op : rs.ops_of(st))
+        if (op.paced != (op.kind == OpKind::send && st.round < until)) return -1;
+  return until;
+}
+
+// Whether every send of rs is paced (none of its receives: the flag is a send's).
+inline bool every_send_paced(const RankSchedule& rs) {
+  for (const Op& op : rs.ops)
+    if (op.paced != (op.kind == OpKind::send)) return false;
+  return true;
+}
+
+inline bool none_paced(const RankSchedule& rs) {
+  return std::none_of(rs.ops.begin(), rs.ops.end(), [](const Op& op) { return op.paced; });
+}
+
 // Arrival times of p ranks: each on time with probability 1/4, else uniform in [0, 3 p tau) (tau:
 // the time of a block round).
 inline std::vector<double> random_arrivals(std::mt19937_64& rng, int p, double tau) {

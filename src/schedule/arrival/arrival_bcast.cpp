@@ -180,6 +180,9 @@ void arrival_bcast_schedule(const GeneratorInput& in, ScheduleSink& out) {
   const int n = plan.blocks;
   const circulant::GroupOrigin root{0, {0, n}};
   const BlockSet all = BlockSet::range(0, n);
+  // The early ranks' circulant paced, as the circulant broadcast's every round (its members wait
+  // for the last of them); the late ranks' messages not: their receivers come when they come.
+  out.set_paced_until(plan.first_serve_round, paced_send_bytes(in.cost));
   for (int r = out.first_rank(); r < out.last_rank(); ++r) {
     if (plan.virt[r] >= 0)
       circulant::emit_group(plan.members, plan.virt[r], {&root, 1}, 0, true, out);

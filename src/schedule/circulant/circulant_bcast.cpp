@@ -5,6 +5,7 @@
 // computes only its own receive and send schedules, O(log p) (Sects. 2.3, 2.4); that the blocks of
 // both ends agree (correctness conditions 1 and 2) is what the verifier checks of every pair.
 #include <algorithm>
+#include <limits>
 
 #include "schedule/bcast_generators.hpp"
 #include "schedule/circulant/circulant_recv.hpp"
@@ -21,6 +22,11 @@ void circulant_bcast_schedule(const GeneratorInput& in, ScheduleSink& out) {
   const circulant::Skips sk = circulant::make_skips(p);
   const int q = sk.q;
   auto real = [&](int v) { return (v + root) % p; };
+  // Every round paced (docs/algorithms.md, "Paced sends"): the root receives nothing, so unpaced
+  // it posted all its n - 1 + q sends at once and they shared its link; every block, the first
+  // ones the others wait for too, arrived at the end of that burst. gige-128, 64 ranks, 16 KiB
+  // in 5 blocks, the network alone: 0.932 ms unpaced, 0.483 paced (the cost model: 0.48).
+  out.set_paced_until(std::numeric_limits<int64_t>::max(), paced_send_bytes(in.cost));
   int recvblock[circulant::kMaxQ], sendblock[circulant::kMaxQ];
   for (int r = out.first_rank(); r < out.last_rank(); ++r) {
     const int v = ((r - root) % p + p) % p;

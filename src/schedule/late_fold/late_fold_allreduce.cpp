@@ -188,13 +188,14 @@ void late_fold_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   const EarlyReduce early = early_reduce(in, runs1, l.rank_at, plan.quantised);
   const FoldTail tail(l, runs, early.rounds);
   // Phase 1 runs among the ranks predicted early (Clairvoyant's schedule over them): its sends
-  // are paced (RankSchedule::paced_until). With a chain (two or more late ranks) every round is:
+  // are paced (Op::paced). With a chain (two or more late ranks) every round is:
   // the chain's hops go to ranks that arrive with or after their senders (a paced sender then
   // holds its next block, which could go nowhere sooner), and phase 2 and the servers run once
   // the root is there. In SMPI with computation charged the unpaced chain fell out of lockstep
   // in one to three of eight iterations (+20 to 26 ms each, k-late:4 at 100 ms 1.47 to 1.62
   // delta on average); paced, 1.35 in every iteration (docs/algorithms.md, "Paced sends").
-  out.set_paced_until(late >= 2 ? std::numeric_limits<int64_t>::max() : early.rounds);
+  out.set_paced_until(late >= 2 ? std::numeric_limits<int64_t>::max() : early.rounds,
+                      paced_send_bytes(in.cost));
   for (int r = out.first_rank(); r < out.last_rank(); ++r) {
     const int v = l.position[r];
     if (v >= 0) {

@@ -128,7 +128,7 @@ void relay_fold_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out) 
   // senders, and the broadcast runs once the root is there. Unpaced, a chain fell out of lockstep
   // in SMPI: k-late:4 at gige-128 took 2.29 delta after the last arrival, network only, against
   // 1.28 paced; one rank late 1.25 against 1.21.
-  out.set_paced_until(std::numeric_limits<int64_t>::max());
+  out.set_paced_until(std::numeric_limits<int64_t>::max(), paced_send_bytes(in.cost));
   for (int r = out.first_rank(); r < out.last_rank(); ++r) tail.emit(in, r, out);
 }
 

@@ -117,8 +117,11 @@ void relay_fold_reduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   // reduce runs among ranks the plan has present, the chain's hops go to ranks that arrive with
   // or after their senders, and the sink's hand-over to a late root waits for the root, its last
   // step. Unpaced, one rank late at gige-128 took 52.0 +- 13.1 ms over 4 iterations, paced
-  // 39.2 +- 0.05 (gige-512: 50.2 +- 11.8 against 40.8 +- 0.1).
-  out.set_paced_until(std::numeric_limits<int64_t>::max());
+  // 39.2 +- 0.05 (gige-512: 50.2 +- 11.8 against 40.8 +- 0.1). Synchronous from 16 KiB, not
+  // from alpha / beta as the all-reduce: every sender here receives in the rounds before it sends
+  // (no broadcast root runs ahead), and synchronous 8.5 KB blocks only added waits: gige-1024,
+  // one rank 100 ms late, 43.00 ms against 40.80 (the library's 67.83).
+  out.set_paced_until(std::numeric_limits<int64_t>::max(), kPacedBytesMost);
   for (int r = out.first_rank(); r < out.last_rank(); ++r) tail.emit(r, out);
 }
 

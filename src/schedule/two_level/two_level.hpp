@@ -39,10 +39,10 @@ GeneratorInput leaders_input(const GeneratorInput& in, const TwoLevelPlan& plan,
 // The cost parameters of the links inside a node (the links between nodes where not given).
 CostParams intra_cost(const CostParams& c);
 
-// Which registry row runs among the leaders for collective `c`: in.impl when it names one, else
-// the row with the least estimate among the rows `auto` may pick that plan in O(p log p) (no
-// simulating row) on the leaders' input with the call's block count (in.blocks; where it is 0,
-// each row with its own: the two-level row's block count is the count of the row so chosen).
+// Which registry row runs among the leaders for collective `c`: in.impl when it names one with an
+// estimate, else the row with the least estimate among the rows `auto` may pick that plan in O(p
+// log p) (no simulating row) on the leaders' input with the call's block count (in.blocks; where it
+// is 0, each row with its own: the two-level row's block count is the count of the row so chosen).
 const AlgorithmInfo* leaders_row(Collective c, const GeneratorInput& in,
                                  const GeneratorInput& leaders);
 

@@ -68,8 +68,11 @@ CostParams intra_cost(const CostParams& c) {
 
 const AlgorithmInfo* leaders_row(Collective c, const GeneratorInput& in,
                                  const GeneratorInput& leaders) {
+  // A row named by in.impl, if it has an estimate (the two-level estimates compose the leaders'
+  // row's own).
   if (!in.impl.empty())
-    if (const AlgorithmInfo* a = find_algorithm(c, in.impl); a != nullptr) return a;
+    if (const AlgorithmInfo* a = find_algorithm(c, in.impl); a != nullptr && a->predict != nullptr)
+      return a;
   const AlgorithmInfo* best = nullptr;
   double best_time = std::numeric_limits<double>::infinity();
   for (const AlgorithmInfo* a : algorithms_for(c)) {

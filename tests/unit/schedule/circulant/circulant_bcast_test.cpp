@@ -77,6 +77,16 @@ TEST(CirculantBcast, OneBlockPerMessageOneSendOneReceivePerRound) {
     }
 }
 
+// Every send paced (docs/algorithms.md, "Paced sends"): the root, which receives nothing, would
+// otherwise post all its rounds' sends at once, on one link. Synchronous from alpha / beta bytes.
+TEST(CirculantBcast, EverySendPaced) {
+  const Schedule s = bcast_schedule("circulant", 17, 12, 5);
+  for (const RankSchedule& r : s.ranks) {
+    for (const Op& op : r.ops) EXPECT_EQ(op.paced, op.kind == OpKind::send) << r.rank;
+    EXPECT_EQ(r.paced_bytes, paced_send_bytes(CostParams{})) << r.rank;
+  }
+}
+
 // Capping blocks above n - 1 only renames each rank's last-phase baseblock (the one value >= 0 of
 // that phase, which lands exactly on n - 1): every rank other than the root receives each block
 // exactly once, and never sends and receives in a step the same block.

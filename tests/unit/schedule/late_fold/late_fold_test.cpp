@@ -13,6 +13,7 @@
 #include "schedule/late_fold/late_fold.hpp"
 #include "schedule/schedule_sink.hpp"
 #include "select/selection.hpp"
+#include "test_schedules.hpp"
 #include "verify/cost_model.hpp"
 #include "verify/port_check.hpp"
 #include "verify/verifier.hpp"
@@ -177,7 +178,7 @@ void expect_nothing_sent_before_arrival(const Schedule& s, const std::vector<int
   }
 }
 
-// The executor paces the steps of rounds below paced_until (docs/algorithms.md, "Paced sends"),
+// The executor paces the sends the generator marks (Op::paced; docs/algorithms.md, "Paced sends"),
 // which holds a rank's large sends until its earlier ones have been taken: so no paced message
 // may go to a rank before that rank's predicted arrival. The all-reduce paces its first phase,
 // the early ranks' reduce, which the late rank is not part of; the reduce paces the early
@@ -194,8 +195,9 @@ TEST(LateFold, PacesOnlyWhereEveryReceiverIsPredictedPresent) {
       arr[late_rank] = 0.05;
       const GeneratorInput in = gige_input(a, 48, arr, coll == Collective::reduce ? 0 : -1);
       const Schedule s = generate_schedule(a, in);
-      const int64_t paced = s.ranks[0].paced_until;
+      const int64_t paced = paced_until(s);
       EXPECT_GT(paced, 10) << collective_name(coll);
+      EXPECT_EQ(s.ranks[0].paced_bytes, paced_send_bytes(in.cost));
       const RankSchedule& late = s.ranks[late_rank];
       const int64_t late_first = late.steps.empty() ? INT64_MAX : late.steps.front().round;
       if (coll == Collective::allreduce) {
@@ -207,7 +209,6 @@ TEST(LateFold, PacesOnlyWhereEveryReceiverIsPredictedPresent) {
       }
       int paced_ops = 0;
       for (const RankSchedule& rs : s.ranks) {
-        EXPECT_EQ(rs.paced_until, paced);
         for (const Step& st : rs.steps) {
           if (st.round >= paced) continue;
           for (const Op& op : rs.ops_of(st)) {
@@ -228,20 +229,19 @@ TEST(LateFold, PacesOnlyWhereEveryReceiverIsPredictedPresent) {
       in.blocks = std::max(1, default_block_count(*other, in));
       if (!other->uses_arrivals) in.arrivals.clear();
       for (const RankSchedule& rs : generate_schedule(*other, in).ranks)
-        EXPECT_EQ(rs.paced_until, 0) << other->name;
+        EXPECT_TRUE(none_paced(rs)) << other->name;
     }
     if (coll == Collective::allreduce) {
       GeneratorInput in = together;
       in.blocks = std::max(1, default_block_count(a, in));
-      for (const RankSchedule& rs : generate_schedule(a, in).ranks) EXPECT_EQ(rs.paced_until, 0);
+      for (const RankSchedule& rs : generate_schedule(a, in).ranks) EXPECT_TRUE(none_paced(rs));
       // Several late ranks (a chain): every round is paced, and still no message goes to a late
       // rank before its own first step (its predicted arrival).
       std::vector<double> arr(48, 0.0);
       const std::vector<int> late_ranks = {3, 17, 30, 41};
       for (int r : late_ranks) arr[r] = 0.1;
       const Schedule s = generate_schedule(a, gige_input(a, 48, arr, -1));
-      for (const RankSchedule& rs : s.ranks)
-        EXPECT_EQ(rs.paced_until, std::numeric_limits<int64_t>::max());
+      for (const RankSchedule& rs : s.ranks) EXPECT_TRUE(every_send_paced(rs)) << rs.rank;
       expect_nothing_sent_before_arrival(s, late_ranks);
     }
   }
@@ -381,7 +381,7 @@ TEST(RelayFold, PacesEveryRoundAndAutoLeavesLateFoldToSmallerCommunicators) {
     const GeneratorInput in = gige_input(*rf, 130, a);
     const Schedule s = generate_schedule(*rf, in);
     for (const RankSchedule& rs : s.ranks)
-      EXPECT_EQ(rs.paced_until, std::numeric_limits<int64_t>::max()) << k << " rank " << rs.rank;
+      EXPECT_TRUE(every_send_paced(rs)) << k << " rank " << rs.rank;
     const VerifyResult v = verify_schedule(s);
     EXPECT_TRUE(v.ok) << k << ": " << v.error;
   }
@@ -396,8 +396,7 @@ TEST(RelayFold, PacesEveryRoundAndAutoLeavesLateFoldToSmallerCommunicators) {
       for (int i = 0; i < k; ++i) late.push_back(36 + 16 * i), a[late.back()] = 0.1;
       const Schedule s = generate_schedule(*rfr, gige_input(*rfr, 130, a, root));
       for (const RankSchedule& rs : s.ranks)
-        EXPECT_EQ(rs.paced_until, std::numeric_limits<int64_t>::max())
-            << k << " root " << root << " rank " << rs.rank;
+        EXPECT_TRUE(every_send_paced(rs)) << k << " root " << root << " rank " << rs.rank;
       expect_nothing_sent_before_arrival(s, late);
       const VerifyResult v = verify_schedule(s);
       EXPECT_TRUE(v.ok) << k << " root " << root << ": " << v.error;

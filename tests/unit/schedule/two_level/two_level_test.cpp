@@ -174,6 +174,47 @@ TEST(TwoLevel, NodeBroadcastInChunksAsTheyReachTheLeader) {
   }
 }
 
+// The leaders' phase keeps its row's paced sends (emit_phase carries Op::paced), and only they are
+// paced: the phases inside a node have a late rank among their receivers (rank 20 here), which a
+// paced sender would wait for with its later rounds. The broadcast's leaders run the circulant
+// broadcast (or the arrival-aware one), which paces every round.
+TEST(TwoLevel, OnlyTheLeadersPhaseIsPaced) {
+  for (const Collective coll : {Collective::allreduce, Collective::bcast, Collective::allgatherv}) {
+    const AlgorithmInfo* algo = find_algorithm(coll, "two-level");
+    ASSERT_NE(algo, nullptr);
+    const GeneratorInput in = gige_8x6_input(*algo, 20, coll == Collective::bcast ? 7 : -1, 1e-10);
+    const Schedule s = generate_schedule(*algo, in);
+    const TwoLevelPlan plan = two_level_plan(in, coll != Collective::bcast, in.root);
+    int paced = 0;
+    for (const RankSchedule& rs : s.ranks) {
+      bool any = false;
+      for (const Op& op : rs.ops) {
+        if (!op.paced) continue;
+        any = true;
+        ++paced;
+        EXPECT_EQ(op.kind, OpKind::send) << collective_name(coll);
+        const bool leaders = plan.leader[plan.node_of[rs.rank]] == rs.rank &&
+                             plan.leader[plan.node_of[op.peer]] == op.peer;
+        EXPECT_TRUE(leaders) << collective_name(coll) << " " << rs.rank << " -> " << op.peer;
+      }
+      EXPECT_EQ(rs.paced_bytes, any ? paced_send_bytes(in.cost) : 0) << rs.rank;
+    }
+    if (coll == Collective::bcast) EXPECT_GT(paced, 8 * 3) << "the leaders' circulant";
+    // Each rank generated alone carries the same flags (the whole's part, as every row's).
+    for (int r : {0, 7, 20, 47}) EXPECT_EQ(generate_rank(*algo, in, r), s.ranks[r]) << r;
+  }
+}
+
+// The size a paced send is synchronous from: alpha / beta, at most 16 KiB.
+TEST(PacedSends, SynchronousFromAlphaOverBeta) {
+  EXPECT_EQ(paced_send_bytes(CostParams{22e-6, 8e-9, 0}), 2750);    // gige: 1 Gbit/s, 22 us
+  EXPECT_EQ(paced_send_bytes(CostParams{0.5e-6, 1e-10, 0}), 5000);  // shared memory
+  EXPECT_EQ(paced_send_bytes(CostParams{2e-6, 1e-10, 0}), kPacedBytesMost);  // InfiniBand-class
+  EXPECT_EQ(paced_send_bytes(CostParams{0, 1e-9, 0}), kPacedBytesMost);      // unknown
+  EXPECT_EQ(paced_send_bytes(CostParams{1e-6, 0, 0}), kPacedBytesMost);
+  EXPECT_EQ(paced_send_bytes(CostParams{1e-9, 1e-3, 0}), 1);
+}
+
 // The two-level rows' estimates (what `auto` costs them with) against the node-aware cost model on
 // the whole schedule: nodes of equal size (the many-core platforms) and of random sizes, links
 // inside a node 10 to 100 times faster, balanced and with random arrivals.
