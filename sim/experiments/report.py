@@ -988,6 +988,33 @@ def nodes_section(doc, png):
                              "native ms", "auto/native", "P/delta auto", "P/delta native",
                              "simulation wall s"], rows), ""]
     lines += forced_natives("gige-64x16")
+    bcast = [r for r in runs if r["part"] == "native-bcast-64x16"]
+    for size in ("4MiB", "16KiB"):
+        got, failed, auto = [], [], None
+        for r in bcast:
+            if not r["variant"].startswith(size + "-"):
+                continue
+            name = r["variant"][len(size) + 1:]
+            by = {x["algorithm"]: x for x in r["rows"]}
+            if "native" in by:
+                got.append((by["native"]["mean_elapsed_ms"], name))
+            else:
+                failed.append(f"`{name}` ({simgrid_failure(r.get('error'))})")
+            if "auto" in by:
+                auto = by["auto"]
+        if not got:
+            continue
+        got.sort()
+        line = (f"Broadcast of {size} on gige-64x16, one rank 5 ms late, SMPI's broadcasts "
+                f"forced (fastest first, mean elapsed ms): " +
+                ", ".join(f"`{v}` {m:.3f}" for m, v in got) + ".")
+        if auto is not None:
+            ran = ", ".join((auto.get("ran_algorithms") or {}).keys())
+            line += (f" `auto` ({ran}) {auto['mean_elapsed_ms']:.3f}, "
+                     f"{got[0][0] / auto['mean_elapsed_ms']:.2f}x the fastest native's speed.")
+        if failed:
+            line += " Failed: " + "; ".join(failed) + "."
+        lines += [line, ""]
     return lines
 
 
