@@ -55,7 +55,6 @@ class ScheduleSink {
   // The size from which paced sends are synchronous, for sends already marked paced (a phase's,
   // carried into the whole by emit_phase); the rounds paced stay as they are.
   void set_paced_bytes(int64_t bytes) { paced_bytes_ = bytes; }
-  int64_t paced_bytes() const { return paced_bytes_; }
 
   // The wanted ranks' schedules in rank order, steps in ascending rounds.
   std::vector<RankSchedule> take() &&;

@@ -106,9 +106,8 @@ void late_fold_reduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   const ReduceFoldLayout l = reduce_fold_layout(plan.prr.order, root, late);
   const EarlyReduce early = early_reduce(in, runs, l.group, plan.quantised);
   const ReduceFoldTail tail(l, runs, root, early.rounds);
-  out.set_paced_until(early.rounds,
-                      paced_send_bytes(
-                          in.cost));  // the early ranks' reduce (as in late_fold_allreduce.cpp)
+  // The early ranks' reduce paced, as in late_fold_allreduce.cpp.
+  out.set_paced_until(early.rounds, paced_send_bytes(in.cost));
   for (int r = out.first_rank(); r < out.last_rank(); ++r) {
     const auto it = std::find(l.group.begin(), l.group.end(), r);
     if (it != l.group.end())
