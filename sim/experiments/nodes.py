@@ -18,6 +18,10 @@ computation charged, papcoll with the platform's Hockney parameters (--alpha 22e
                 papcoll row, auto and native
   sweep-16x8    gige-16x8 (128 ranks): the same at 100 ms
                 (sweep-8x6-reduce, library-64x16-reduce and the like: one collective of a part)
+  sweep-64x16   gige-64x16 (1024 ranks): the sweeps' collectives, sizes and arrival modes
+                (100 ms) with auto, native and the papcoll rows that can be fastest at this size
+                (ROWS_64X16, and why the others are left out); buffers folded and results
+                unchecked (sweep-64x16-bcast and the like: one collective)
   library-64x16 gige-64x16 (1024 ranks): auto against the library (native) only, every collective
                 of the sweeps, on time and one rank 100 ms late; buffers folded and results
                 unchecked at this size (every papcoll row in one simulation would take hours)
@@ -31,6 +35,10 @@ computation charged, papcoll with the platform's Hockney parameters (--alpha 22e
                 5 ms late, SMPI's MPI_Bcast with each of its algorithms forced
                 (--cfg=smpi/bcast:NAME, the ompi and mpich selectors too), auto beside the ompi
                 selector's; buffers folded, results unchecked
+  native-32x32  opa-32x32 (1024 ranks, 100 Gbps between nodes, 32 per node): SMPI's
+                MPI_Allreduce under the ompi and mpich selectors and its two-level algorithms
+                forced, on time and one rank 1 ms late; buffers folded, results unchecked
+  papcoll-32x32 opa-32x32: ROWS_32X32, auto and native, the same two cases
   scale-64x16   gige-64x16 (1024 ranks): one native all-reduce (the ompi selector), on time,
                 1 measured iteration after 1 warm-up, buffers folded and results unchecked (as in
                 docs/smpi.md, "Scale"): the simulation's wall time and memory
@@ -57,6 +65,21 @@ BCAST_ALL = ["ompi", "mpich", "mvapich2", "SMP_binomial", "SMP_linear", "scatter
              "ompi_pipeline", "NTSL"]
 BCAST_QUICK = ["ompi", "mvapich2"]
 PAPCOLL = "ring,prr,late-fold,relay-fold,two-level,auto"
+# The all-reduce rows papcoll-32x32 runs beside auto and native.
+ROWS_32X32 = "two-level,two-level-rsag,relay-fold,rabenseifner"
+# The rows sweep-64x16 runs beside auto and native: the two-level rows, the flat rows of
+# O(n + log p) bandwidth-optimal rounds with a plan each rank makes for itself, and the ring
+# all-gatherv (costed on nodes, an auto candidate there). Left out: PRR, SLT, the ring all-reduce
+# and the pipelines (Theta(p) rounds), late-fold and Clairvoyant (a global plan per pattern,
+# about a second per rank at 1024), the whole-vector trees and butterflies (log p whole
+# buffers), scatter-allgather (the library's own broadcast at this size); each is minutes of
+# simulation at 1024 ranks and far behind (gige-1024, docs/results.md "At scale").
+ROWS_64X16 = {
+    "allreduce": "two-level,two-level-rsag,relay-fold,rabenseifner",
+    "reduce": "two-level,relay-fold,rabenseifner",
+    "bcast": "two-level,circulant,arrival-aware",
+    "allgatherv": "two-level,circulant,arrival-aware,ring",
+}
 
 
 def main():
@@ -107,6 +130,19 @@ def main():
                         ["--op", op, "--size", size, "--mode", mode, "--max-delay", delays,
                          "--algo", "all", "--iters", "2", "--warmup", "1"] + tau,
                         variant=f"{op}-{size}-{mode}", group=group)
+    for op, size in (("allreduce", "1M"), ("reduce", "1M"), ("bcast", "4MiB"),
+                     ("bcast", "16KiB"), ("allgatherv", "4MiB")):
+        group = f"sweep-64x16-{op}"
+        if not (wants(args, "sweep-64x16") or wants(args, group)):
+            continue
+        for mode in ("one-late", "rand-late", "k-late:4"):
+            exp.run("sweep-64x16", "gige-64x16", 1024,
+                    ["--op", op, "--size", size, "--mode", mode,
+                     "--max-delay", "0,100" if mode == "one-late" else "100",
+                     "--algo", f"{ROWS_64X16[op]},auto,native", "--iters", "2", "--warmup", "1",
+                     "--no-check"] + tau,
+                    cfg=["--cfg=smpi/auto-shared-malloc-thresh:65536"],
+                    variant=f"{op}-{size}-{mode}", group=group)
     for part in ("library-64x16", "library-64x16-late"):
         for op, size in (("allreduce", "1M"), ("reduce", "1M"), ("bcast", "4MiB"),
                          ("bcast", "16KiB"), ("allgatherv", "4MiB")):
@@ -130,6 +166,18 @@ def main():
                             "--warmup", "1", "--no-check"] + tau,
                     cfg=[f"--cfg=smpi/allreduce:{name}",
                          "--cfg=smpi/auto-shared-malloc-thresh:65536"], variant=name)
+    opa = ["--alpha", repr(PLATFORM_HOCKNEY["opa-36"][0]), "--beta",
+           repr(PLATFORM_HOCKNEY["opa-36"][1]), "--gamma", repr(PLATFORM_HOCKNEY["opa-36"][2])]
+    for part, names in (("native-32x32", NATIVE_QUICK), ("papcoll-32x32", [None])):
+        if not wants(args, part):
+            continue
+        for name in names:
+            exp.run(part, "opa-32x32", 1024,
+                    base + ["--max-delay", "0,1", "--algo",
+                            "native" if name else f"{ROWS_32X32},auto,native", "--iters", "2",
+                            "--warmup", "1", "--no-check"] + opa,
+                    cfg=([f"--cfg=smpi/allreduce:{name}"] if name else []) +
+                    ["--cfg=smpi/auto-shared-malloc-thresh:65536"], variant=name or "rows")
     if wants(args, "native-bcast-64x16"):
         for size in ("4MiB", "16KiB"):
             for name in BCAST_QUICK if args.quick else BCAST_ALL:

@@ -916,7 +916,8 @@ def nodes_section(doc, png):
                                         if not n.startswith("library-64x16")), ""]
     native_all, native_failed = {}, {}
     for r in runs:
-        if r["part"] in ("native-8x6", "native-16x8", "others-16x8", "native-64x16"):
+        if r["part"] in ("native-8x6", "native-16x8", "others-16x8", "native-64x16",
+                         "native-32x32"):
             for row in r["rows"]:
                 native_all.setdefault((r["platform"], row["max_delay_ms"]), []).append(
                     (row["mean_elapsed_ms"], r.get("variant")))
@@ -935,7 +936,8 @@ def nodes_section(doc, png):
         if native_failed.get(platform):
             out += [f"Failed on {platform}: " + "; ".join(native_failed[platform]) + ".", ""]
         return out
-    for part, platform in (("sweep-8x6", "gige-8x6"), ("sweep-16x8", "gige-16x8")):
+    for part, platform in (("sweep-8x6", "gige-8x6"), ("sweep-16x8", "gige-16x8"),
+                           ("sweep-64x16", "gige-64x16")):
         sweep = [r for r in runs if r["part"] == part]
         if not sweep:
             continue
@@ -957,8 +959,12 @@ def nodes_section(doc, png):
                              fmt(a.get("post_arrival_over_delta"), 2),
                              fmt(n.get("post_arrival_over_delta"), 2), fmt(r["wall_s"], 0)])
         p = sweep[0]["np"]
-        lines += [f"### {platform} ({p} ranks), {len(sweep)} simulations", "",
-                  table(["collective", "arrivals", "delay ms", "auto ms", "best papcoll row ms",
+        lines += [f"### {platform} ({p} ranks), {len(sweep)} simulations", ""]
+        if part == "sweep-64x16":
+            lines += ["The papcoll rows of O(n + log p) rounds only (sim/experiments/nodes.py, "
+                      "ROWS_64X16; best is the fastest of them); buffers folded and results "
+                      "unchecked.", ""]
+        lines += [table(["collective", "arrivals", "delay ms", "auto ms", "best papcoll row ms",
                          "native ms", "auto/native", "auto/best", "P/delta auto",
                          "P/delta native", "simulation wall s"], rows), ""]
         lines += forced_natives(platform)
@@ -1015,6 +1021,25 @@ def nodes_section(doc, png):
         if failed:
             line += " Failed: " + "; ".join(failed) + "."
         lines += [line, ""]
+    opa = [r for r in runs if r["part"] == "papcoll-32x32" and r["rows"]]
+    if opa or any(pl == "opa-32x32" for (pl, _) in native_all):
+        lines += ["### opa-32x32 (1024 ranks on 32 nodes of 32, 100 Gbps between nodes)", "",
+                  "All-reduce of 1M floats, `--alpha 1e-06 --beta 8e-11`, buffers folded and "
+                  "results unchecked; P/delta against one whole-buffer message between nodes "
+                  "(0.336 ms).", ""]
+        rows = []
+        for r in opa:
+            for delay, rs, by in by_delay_and_algorithm(r):
+                for x in rs:
+                    ran = ", ".join((x.get("ran_algorithms") or {}).keys())
+                    rows.append([x["algorithm"] + (f" ({ran})" if x["algorithm"] == "auto" else ""),
+                                 "on time" if not delay else f"one rank {delay:g} ms late",
+                                 fmt(x["mean_elapsed_ms"], 3), fmt(x.get("post_arrival_ms"), 3),
+                                 fmt(x.get("post_arrival_over_delta"), 2), fmt(r["wall_s"], 0)])
+        if rows:
+            lines += [table(["row", "arrivals", "mean ms", "P ms", "P/delta",
+                             "simulation wall s"], rows), ""]
+        lines += forced_natives("opa-32x32")
     return lines
 
 

@@ -26,6 +26,13 @@ void two_level_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out);
 std::string two_level_allreduce_arrival_key(const GeneratorInput& in);
 double two_level_allreduce_predict(const GeneratorInput& in);
 int two_level_allreduce_blocks(const GeneratorInput& in);
+// Two-level by pieces (two_level/two_level_rsag_allreduce.cpp): a reduce-scatter inside each node,
+// one all-reduce per piece among the nodes (a row on the nodes' ready times), an all-gather inside
+// each node.
+void two_level_rsag_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out);
+std::string two_level_rsag_allreduce_arrival_key(const GeneratorInput& in);
+double two_level_rsag_allreduce_predict(const GeneratorInput& in);
+int two_level_rsag_allreduce_blocks(const GeneratorInput& in);
 
 // Their estimates for `auto` (AlgorithmInfo::predict, estimate.hpp).
 double ring_allreduce_predict(const GeneratorInput& in);

@@ -166,6 +166,19 @@ const AlgorithmInfo kAlgorithms[] = {
      .auto_role = arrival_aware,
      .predict = two_level_allreduce_predict,
      .topology_aware = true},
+    {.name = "two-level-rsag",
+     .collective = allreduce,
+     .summary = "inside each node a reduce-scatter into a piece per rank, among the nodes one "
+                "all-reduce per piece (the row the estimate favours, on the nodes' ready times), "
+                "inside each node an all-gather",
+     .generate = two_level_rsag_allreduce_schedule,
+     .sized_blocks = two_level_rsag_allreduce_blocks,
+     .reorders_reduction = true,
+     .uses_arrivals = true,
+     .arrival_key = two_level_rsag_allreduce_arrival_key,
+     .auto_role = arrival_aware,
+     .predict = two_level_rsag_allreduce_predict,
+     .topology_aware = true},
     // Reduce (docs/algorithms.md "Reduce").
     {.name = "clairvoyant",
      .collective = reduce,

@@ -155,7 +155,11 @@ AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base,
       const double charge = pattern_cost +
                             generation_seconds(*a, base, base.arrivals, prepare, recent, &key);
       if (!(charge < std::min(v.aware_elapsed, v.native_elapsed))) continue;
-      const double t = predicted(*a, base, base.arrivals, prepare) + charge;
+      double t = predicted(*a, base, base.arrivals, prepare) + charge;
+      // A flat row costed hop by hop on nodes (PRR) is weighed at its estimate grown by the
+      // margin its bound falls short of SMPI by (selection.hpp).
+      if (several_per_node && a->costed_on_nodes && !a->topology_aware)
+        t /= 1.0 - kAutoHopByHopShortfall;
       if (t < v.aware_elapsed) {
         v.aware_elapsed = t;
         v.best_aware = a;
@@ -285,23 +289,25 @@ const AlgorithmInfo* choose_on_nodes(Collective c, const GeneratorInput& call,
   if ((c == Collective::bcast || c == Collective::allgatherv) &&
       base.bytes <= library_eager_bytes(library, base))
     base.arrivals.clear();
+  const double t_library = library_predict(LibraryCall{c, library, 1, true}, base);
+  if (!std::isfinite(t_library)) return nullptr;
   const AlgorithmInfo* best = nullptr;
   double t_best = kInf;
   for (const AlgorithmInfo* a : algorithms_for(c)) {
     if (!costed_here(*a, true) || a->predict == nullptr ||
         (a->auto_role == AutoRole::none && !a->costed_on_nodes))
       continue;
+    // The two-level rows' estimates and the library model's err alike on nodes; a flat row costed
+    // hop by hop (the ring all-gatherv) less so under spread-out arrivals, so it keeps the
+    // reduce's larger margin.
+    const double margin = a->topology_aware ? kAutoMinGainScheduleOnNodes : kAutoMinGainOnNodes;
     const double t = predicted(*a, base, base.arrivals, prepare);
-    if (t < t_best) {
+    if (std::isfinite(t) && t <= (1.0 - margin) * t_library && t < t_best) {
       t_best = t;
       best = a;
     }
   }
-  const double t_library = library_predict(LibraryCall{c, library, 1, true}, base);
-  return best != nullptr && std::isfinite(t_best) && std::isfinite(t_library) &&
-                 t_best <= (1.0 - kAutoMinGainOnNodes) * t_library
-             ? best
-             : nullptr;
+  return best;
 }
 
 }  // namespace

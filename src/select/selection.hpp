@@ -148,7 +148,8 @@ const AlgorithmInfo* choose_bcast(const GeneratorInput& base, const PrepareInput
 // (`shared_window`: the transport is on and the call fits it; a late reader there simply copies
 // later), else the circulant all-to-all broadcast or the arrival-aware all-gatherv by the rule
 // above. On nodes of several ranks (base.nodes), both take the two-level row where it is predicted
-// kAutoMinGainOnNodes faster than the MPI library's collective on that layout, else the library.
+// kAutoMinGainScheduleOnNodes faster than the MPI library's collective on that layout, else the
+// library.
 const AlgorithmInfo* choose_allgatherv(const GeneratorInput& base, bool shared_window,
                                        const PrepareInput& prepare,
                                        MpiLibrary library = MpiLibrary::generic);
@@ -156,6 +157,19 @@ const AlgorithmInfo* choose_allgatherv(const GeneratorInput& base, bool shared_w
 // model and the two-level estimates agree with SMPI within a few percent on gige-8x6 and
 // gige-16x8 (docs/results.md), and a balanced program must not lose.
 inline constexpr double kAutoMinGainOnNodes = 0.05;
+// The broadcast's and the all-gatherv's margin on such nodes for the two-level rows, the
+// all-reduce's (kAutoMinGainAllreduce): the library model and the two-level estimates err alike
+// there (gige-16x8, a balanced 4 MiB all-gatherv: two-level 0.963 of the library in the model,
+// 0.970 in SMPI), so a larger margin only hands the library calls it loses. A flat row costed hop
+// by hop keeps kAutoMinGainOnNodes: the ring all-gatherv's estimate under random lateness at
+// gige-16x8 passed 2 % where SMPI measured it 1.03x the library.
+inline constexpr double kAutoMinGainScheduleOnNodes = 0.02;
+// On such nodes PRR's estimate, costed hop by hop, is a bound on the work that waits for late
+// ranks, and it came out 3 % under SMPI with one rank late (gige-8x6: 84.3 ms against 86.9;
+// gige-16x8: 135.9 against 139.5) where the two-level rows' estimates came within 1 % of theirs
+// (two-level-rsag: 137.2 against 136.2). Weighed against the others, its estimate is taken as that
+// much longer.
+inline constexpr double kAutoHopByHopShortfall = 0.03;
 
 // The one seam through which every collective's "auto" is resolved (api/collective_driver.hpp
 // calls it; it applies the per-collective rules above). Everything in the request is agreed

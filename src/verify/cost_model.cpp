@@ -89,10 +89,22 @@ CostResult evaluate(const Schedule& s, const std::vector<double>& arrivals, doub
     for (int r : ranks) step_end[r] = step_start[r];
     // Receives, in each receiver's op order, are matched with sends in each sender's op order.
     std::map<Key, std::vector<double>> recv_done;  // per (from,to): completion times in order
-    for (int r : ranks) {
-      const Step& st = s.ranks[r].steps[next_step[r]];
-      for (const Op& op : s.ranks[r].ops_of(st)) {
-        if (op.kind != OpKind::send) continue;
+    // The ranks' sends go out side by side: every rank's first send of the step, then every
+    // rank's second, ... (rank by rank, a step of many sends per rank, such as a direct exchange
+    // inside a node, would queue each rank's k-th message behind the previous ranks' all).
+    std::vector<std::vector<const Op*>> sends_of(ranks.size());
+    size_t most = 0;
+    for (size_t i = 0; i < ranks.size(); ++i) {
+      const int r = ranks[i];
+      for (const Op& op : s.ranks[r].ops_of(s.ranks[r].steps[next_step[r]]))
+        if (op.kind == OpKind::send) sends_of[i].push_back(&op);
+      most = std::max(most, sends_of[i].size());
+    }
+    for (size_t k = 0; k < most; ++k)
+      for (size_t i = 0; i < ranks.size(); ++i) {
+        if (k >= sends_of[i].size()) continue;
+        const int r = ranks[i];
+        const Op& op = *sends_of[i][k];
         const int to = op.peer;
         const auto [alpha, beta] = link(r, to);
         const double m = message_bytes(op);
@@ -118,7 +130,6 @@ CostResult evaluate(const Schedule& s, const std::vector<double>& arrivals, doub
         last_send[r] = std::max(last_send[r], end);
         recv_done[{r, to}].push_back(end);
       }
-    }
     std::map<Key, size_t> used;
     for (int r : ranks) {
       const Step& st = s.ranks[r].steps[next_step[r]];

@@ -41,7 +41,8 @@ CostResult evaluate_cost(const Schedule& s, const std::vector<double>& arrivals,
 // every rank of a node shares: transfers that leave (or enter) a node at once queue there, as
 // concurrent flows share one link's bandwidth (their latencies still overlap). A rank's messages
 // inside its node and to other nodes use separate ports (shared memory and the network card
-// work side by side); each port still carries one message at a time.
+// work side by side); each port still carries one message at a time. Within a round the ranks'
+// sends are placed side by side: every rank's first send, then every rank's second, ...
 CostResult evaluate_cost(const Schedule& s, const std::vector<double>& arrivals,
                          const CostParams& cost, int64_t bytes, const NodeLayout* nodes);
 

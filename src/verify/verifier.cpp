@@ -145,8 +145,11 @@ VerifyResult verify_schedule(const Schedule& s) {
 
   // Structure, and the pairing of every send with exactly one receive in the same round.
   std::vector<Message> sends, recvs;
-  // received_in[b] == step number when block b was already received in that step.
+  // received_in[b] == step number when block b was already received in that step, copied_in[b]
+  // when by a copy. Several reduces of one block in a step are fine (the executor receives each
+  // into its own scratch and reduces them in op order); a copy must be the block's only receive.
   std::vector<int64_t> received_in(static_cast<size_t>(s.blocks), -1);
+  std::vector<int64_t> copied_in(static_cast<size_t>(s.blocks), -1);
   int64_t step_number = 0;
   for (int r = 0; r < s.p; ++r) {
     const RankSchedule& rs = s.ranks[r];
@@ -177,13 +180,16 @@ VerifyResult verify_schedule(const Schedule& s) {
           if (op.combine == Combine::none)
             return fail(msg("rank ", r, " round ", st.round, ": a receive without combine mode"));
           int dup = -1;
+          const bool copy = op.combine == Combine::copy;
           op.blocks.for_each([&](int b) {
-            if (received_in[b] == step_number && dup < 0) dup = b;
+            if (received_in[b] == step_number && (copy || copied_in[b] == step_number) && dup < 0)
+              dup = b;
             received_in[b] = step_number;
+            if (copy) copied_in[b] = step_number;
           });
           if (dup >= 0)
             return fail(msg("rank ", r, " round ", st.round, ": block ", dup,
-                            " received twice in one step"));
+                            " received twice in one step, once by a copy"));
           recvs.push_back({st.round, op.peer, r, &op});
         }
       }

@@ -274,7 +274,7 @@ int main(int argc, char** argv) {
     // node goes out in chunks at these sizes (emit_node_broadcasts).
     const TypeOp int_sum = tos[0], double_sum = tos[7];
     for (int count : {1000003, 1 << 20})
-      for (const char* algo : {"ring", "prr", "rabenseifner", "two-level"}) {
+      for (const char* algo : {"ring", "prr", "rabenseifner", "two-level", "two-level-rsag"}) {
         const Arrivals arr = std::strcmp(algo, "prr") == 0 ? Arrivals::one_late : Arrivals::none;
         run_case(chk, Case{algo, count, 0, arr, false, int_sum, seed++, arr != Arrivals::none});
         run_case(chk, Case{algo, count, 2 * p + 1, arr, true, double_sum, seed++, false});

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "schedule/registry.hpp"
+#include "test_schedules.hpp"
 #include "verify/cost_model.hpp"
 #include "verify/verifier.hpp"
 
@@ -79,6 +80,27 @@ TEST(CostModel, HockneyTermsScaleWithBytes) {
 TEST(CostModel, ElapsedIsFinishMinusOwnArrival) {
   const CostResult r = cost_in_tau("ring", {0, 3, 1, 0});
   for (const RankCost& rc : r.ranks) EXPECT_DOUBLE_EQ(rc.elapsed, rc.finish - rc.arrival);
+}
+
+}  // namespace
+}  // namespace papcoll
+
+namespace papcoll {
+namespace {
+
+// A direct exchange in one step (each of p ranks sends a block to every other, rank i's t-th
+// message to i + t): the ranks' k-th sends go out side by side, so the step takes p - 1 message
+// times, as a round-by-round all-to-all would; rank by rank, each rank's sends queued behind the
+// earlier ranks' and it took nearly twice as long.
+TEST(CostModel, ADirectExchangeInOneStepTakesPMinusOneMessages) {
+  for (int p : {3, 4, 8}) {
+    ScheduleBuilder b(Collective::allgatherv, "direct", p, p);
+    for (int t = 1; t < p; ++t)
+      for (int i = 0; i < p; ++i) b.transfer(0, i, (i + t) % p, {i}, Combine::copy);
+    const Schedule s = std::move(b).build();
+    ASSERT_TRUE(verify_schedule(s).ok) << verify_schedule(s).error;
+    EXPECT_DOUBLE_EQ(evaluate_cost(s, {}, CostParams{1.0, 0.0, 0.0}, p).max_finish, p - 1.0) << p;
+  }
 }
 
 }  // namespace

@@ -100,5 +100,24 @@ TEST(Verifier, SendsReadStateBeforeTheStepsReceives) {
   EXPECT_TRUE(verify_schedule(std::move(b).build()).ok);
 }
 
+TEST(Verifier, SeveralReducesOfABlockInOneStepButNoCopyBeside) {
+  // 1 and 2 hand block 0 to 0 in one step, which reduces both (the executor takes each into its
+  // own scratch); 0 then sends the sum back. A copy beside another receive of the block is
+  // refused: which value would stay is the order the messages land in.
+  auto build = [](Combine second) {
+    ScheduleBuilder b(Collective::allreduce, "fan-in", 3, 1);
+    b.transfer(0, 1, 0, {0}, Combine::reduce);
+    b.transfer(0, 2, 0, {0}, second);
+    b.transfer(1, 0, 1, {0}, Combine::copy);
+    b.transfer(1, 0, 2, {0}, Combine::copy);
+    return std::move(b).build();
+  };
+  EXPECT_TRUE(verify_schedule(build(Combine::reduce)).ok)
+      << verify_schedule(build(Combine::reduce)).error;
+  const VerifyResult v = verify_schedule(build(Combine::copy));
+  EXPECT_FALSE(v.ok);
+  EXPECT_NE(v.error.find("received twice in one step"), std::string::npos) << v.error;
+}
+
 }  // namespace
 }  // namespace papcoll
