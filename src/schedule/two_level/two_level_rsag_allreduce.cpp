@@ -5,7 +5,9 @@
 //
 //  A. Inside every node a direct reduce-scatter into c pieces (c = the smallest node's rank
 //     count): every rank hands piece j of its vector to the node's owner of piece j, its j-th rank
-//     in arrival order, all at once (round 0). Over shared memory these copies run side by side.
+//     in arrival order, all at once (round 0) where the nodes are of equal size, else c senders a
+//     round (an owner's scratch about one vector). Over shared memory these copies run side by
+//     side.
 //  B. Among the nodes, one all-reduce per piece, over the owners of that piece (one per node), by
 //     the all-reduce row the estimate favours on the nodes' ready times (leaders_row: relay-fold
 //     when a node is late, Rabenseifner balanced), each piece's run seeing a c-th of every node's
@@ -55,25 +57,34 @@ struct Exchange {
   std::vector<double> step_end, sent;
   // Scratch reused from node to node (the estimate runs one exchange per node).
   std::vector<double> out, in, done;
-  std::vector<int> by_rank, cursor;
+  std::vector<int> by_rank;
+  std::vector<double> cursor;  // the members' step starts in the current round
 };
-// Member i's next target from its cursor t (the t-th member after it): a reduce-scatter hands
-// piece j to owner j, the owners from i + 1 on; an all-gather has owner j hand its piece to
-// j + 1, j + 2, ... Returns -1 when there is none.
-int next_target(int i, int& t, int size, int pieces, bool scatter) {
-  if (!scatter && i >= pieces) return -1;
-  for (++t; t < size; ++t)
-    if (const int j = (i + t) % size; !scatter || j < pieces) return j;
-  return -1;
+// The reduce-scatter's shifts t = 1 .. size - 1 (member i to member i + t) in rounds of c: an
+// owner then takes at most c pieces, about one vector, into scratch per step (a node larger than
+// the smallest one has more senders than pieces). The all-gather is one round.
+int scatter_round(int t, int pieces) { return (t - 1) / pieces; }
+int scatter_rounds(int size, int pieces) {
+  return size > 1 ? scatter_round(size - 1, pieces) + 1 : 0;
 }
+
+// Member i's target in shift t, -1 if none: a reduce-scatter hands piece j to owner j; in the
+// all-gather owner i hands its piece to every member.
+int shift_target(int i, int t, int size, int pieces, bool scatter) {
+  const int j = (i + t) % size;
+  if (scatter) return j < pieces ? j : -1;
+  return i < pieces ? j : -1;
+}
+
 void node_exchange(const std::vector<int>& members, const std::vector<double>& start, int pieces,
                    bool scatter, double message, double reduce, Exchange& e) {
   const int size = static_cast<int>(members.size());
   const size_t n = static_cast<size_t>(size);
   if (pieces == size &&
       std::all_of(start.begin(), start.end(), [&](double t) { return t == start.front(); })) {
-    // Everyone there at once, every member an owner (the common case): slot t ends at start +
-    // (t + 1) message everywhere, and a member's t-th receive lands then; the reduces follow.
+    // Everyone there at once, every member an owner (the common case): one round, slot t ends at
+    // start + (t + 1) message everywhere, and a member's t-th receive lands then; the reduces
+    // follow.
     const double last = start.front() + (size - 1) * message;
     const double reduced =
         scatter ? std::max(last + reduce, start.front() + message + (size - 1) * reduce) : last;
@@ -90,26 +101,28 @@ void node_exchange(const std::vector<int>& members, const std::vector<double>& s
   e.step_end = start;
   e.sent = start;
   e.done.assign(n * n, 0.0);  // done[i * size + j]: when i's message to j ends
-  e.cursor.assign(n, 0);
-  for (bool any = true; any;) {  // slot by slot: every member's next send, in rank order
-    any = false;
-    for (int i : e.by_rank) {
-      const int j = next_target(i, e.cursor[i], size, pieces, scatter);
-      if (j < 0) continue;
-      any = true;
-      const double end = std::max({start[i], e.out[i], start[j], e.in[j]}) + message;
-      e.out[i] = e.in[j] = e.done[static_cast<size_t>(i) * n + j] = end;
-      e.sent[i] = std::max(e.sent[i], end);
-    }
-  }
-  // Each member's receives in the generator's order: from the member t before it, t = 1, 2, ...
-  for (int j = 0; j < size; ++j) {
-    double cpu = start[j];
-    for (int t = 1; t < size; ++t) {
-      const int i = (j - t + size) % size;
-      if (scatter ? j >= pieces : i >= pieces) continue;
-      cpu = std::max(cpu, e.done[static_cast<size_t>(i) * n + j]) + (scatter ? reduce : 0.0);
-      e.step_end[j] = std::max(e.step_end[j], cpu);
+  // Round by round: a member's step starts when its previous one ended (its receives done).
+  const int per_round = scatter ? pieces : size;
+  for (int t0 = 1; t0 < size; t0 += per_round) {
+    const int t1 = std::min(size, t0 + per_round);
+    e.cursor.assign(e.step_end.begin(), e.step_end.end());
+    for (int t = t0; t < t1; ++t)  // slot by slot: every member's next send, in rank order
+      for (int i : e.by_rank) {
+        const int j = shift_target(i, t, size, pieces, scatter);
+        if (j < 0) continue;
+        const double end = std::max({e.cursor[i], e.out[i], e.cursor[j], e.in[j]}) + message;
+        e.out[i] = e.in[j] = e.done[static_cast<size_t>(i) * n + j] = end;
+        e.sent[i] = std::max(e.sent[i], end);
+      }
+    // Each member's receives in the generator's order: from the member t before it.
+    for (int j = 0; j < size; ++j) {
+      double cpu = e.cursor[j];
+      for (int t = t0; t < t1; ++t) {
+        const int i = (j - t + size) % size;
+        if (shift_target(i, t, size, pieces, scatter) != j) continue;
+        cpu = std::max(cpu, e.done[static_cast<size_t>(i) * n + j]) + (scatter ? reduce : 0.0);
+        e.step_end[j] = std::max(e.step_end[j], cpu);
+      }
     }
   }
 }
@@ -181,20 +194,25 @@ void two_level_rsag_allreduce_schedule(const GeneratorInput& in, ScheduleSink& o
   const TwoLevelPlan& plan = rp.nodes;
   const int blocks = std::max(1, in.blocks), c = rp.pieces;
   const std::vector<int> wanted = wanted_nodes(plan, out);
-  // A. Round 0: member i hands piece j to owner j, the owners taken from i + 1 on (every owner's
-  // first receive from a different sender).
+  // A. Member i hands piece j to owner j, shift t = j - i (every owner's receives from different
+  // senders in turn), c shifts a round: one round where the nodes are of equal size.
+  int64_t b_first = 1;
+  for (int k = 0; k < plan.nodes; ++k)
+    b_first = std::max<int64_t>(b_first, scatter_rounds(static_cast<int>(rp.members[k].size()), c));
   for (int k : wanted) {
     const std::vector<int>& m = rp.members[k];
     const int size = static_cast<int>(m.size());
     for (int t = 1; t < size; ++t)
       for (int i = 0; i < size; ++i) {
-        const int j = (i + t) % size;
-        if (j >= c) continue;
-        if (out.wants(m[i])) out.send(m[i], 0, m[j], piece_blocks(blocks, c, j));
-        if (out.wants(m[j])) out.recv(m[j], 0, m[i], piece_blocks(blocks, c, j), Combine::reduce);
+        const int j = shift_target(i, t, size, c, true);
+        if (j < 0) continue;
+        const int64_t round = scatter_round(t, c);
+        if (out.wants(m[i])) out.send(m[i], round, m[j], piece_blocks(blocks, c, j));
+        if (out.wants(m[j]))
+          out.recv(m[j], round, m[i], piece_blocks(blocks, c, j), Combine::reduce);
       }
   }
-  // B. From round 1: piece j's all-reduce among its owners, one per node (member j of each).
+  // B. From round b_first: piece j's all-reduce among its owners, one per node (member j of each).
   std::vector<int> owners(static_cast<size_t>(plan.nodes));
   std::vector<bool> piece_wanted(static_cast<size_t>(c), false);
   for (int k : wanted)
@@ -204,20 +222,16 @@ void two_level_rsag_allreduce_schedule(const GeneratorInput& in, ScheduleSink& o
     for (int k = 0; k < plan.nodes; ++k) owners[k] = rp.members[k][j];
     const std::vector<BlockSet> map = piece_map(blocks, c, rp.piece.blocks, j);
     emit_phase(rp.row->generate, rp.piece,
-               GroupPhase{.members = owners, .first_round = 1, .block_map = map}, out);
+               GroupPhase{.members = owners, .first_round = b_first, .block_map = map}, out);
   }
   // C. After node k's part of B (the same rounds for every piece: the runs differ only in their
   // blocks), each owner hands its piece to every other rank of the node.
   for (int k : wanted) {
-    int64_t after = 1;
+    int64_t after = b_first;
     if (plan.nodes > 1) {
       for (int i = 0; i < plan.nodes; ++i) owners[i] = rp.members[i][0];
-      after = std::max<int64_t>(
-          after,
-          last_round(phase_rank(rp.row->generate, rp.piece,
-                                GroupPhase{.members = owners, .first_round = 1, .block_map = {}},
-                                k)) +
-              1);
+      const GroupPhase b{.members = owners, .first_round = b_first, .block_map = {}};
+      after = std::max(after, last_round(phase_rank(rp.row->generate, rp.piece, b, k)) + 1);
     }
     const std::vector<int>& m = rp.members[k];
     const int size = static_cast<int>(m.size());

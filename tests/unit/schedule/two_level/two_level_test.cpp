@@ -177,6 +177,34 @@ TEST(TwoLevel, ByPiecesEveryRankCarriesAPiece) {
   }
 }
 
+// Nodes of unequal size (two of 8 and one of 2: c = 2 pieces): a rank takes at most c pieces,
+// about one vector, into scratch in one step (the executor reduces each from its own), not a
+// piece from each of its node's other ranks.
+TEST(TwoLevel, ByPiecesScratchIsAboutOneVectorPerStep) {
+  const AlgorithmInfo* rsag = find_algorithm(Collective::allreduce, "two-level-rsag");
+  GeneratorInput in;
+  in.p = 18;
+  in.bytes = 4 << 20;
+  in.cost = CostParams{22e-6, 8e-9, 1e-12};
+  in.cost.intra_alpha = 0.5e-6;
+  in.cost.intra_beta = 1.25e-10;
+  auto l = std::make_shared<NodeLayout>();
+  for (int r = 0; r < 18; ++r) l->node_of.push_back(r < 8 ? 0 : r < 16 ? 1 : 2);
+  in.nodes = l;
+  in.blocks = default_block_count(*rsag, in);
+  const Schedule s = generate_schedule(*rsag, in);
+  ASSERT_TRUE(verify_schedule(s).ok) << verify_schedule(s).error;
+  for (const RankSchedule& rs : s.ranks)
+    for (const Step& st : rs.steps) {
+      int64_t reduced = 0;
+      for (const Op& op : rs.ops_of(st))
+        if (op.kind == OpKind::recv && op.combine == Combine::reduce)
+          op.blocks.for_each([&](int b) { reduced += block_range(4 << 20, in.blocks, b).count; });
+      EXPECT_LE(reduced, (4 << 20) / 2 * 2 + 4 * (4 << 20) / in.blocks)
+          << "rank " << rs.rank << " round " << st.round;
+    }
+}
+
 // A node's closing broadcast goes out in chunks as they reach the leader (emit_node_broadcasts):
 // 4 MiB over 8 GB/s inside a node is 8 chunks, and with one rank 50 ms late every other rank of a
 // node gets its first chunk before its leader's last receive (in whole buffers it waited for it,
