@@ -67,18 +67,22 @@ BCAST_QUICK = ["ompi", "mvapich2"]
 PAPCOLL = "ring,prr,late-fold,relay-fold,two-level,auto"
 # The all-reduce rows papcoll-32x32 runs beside auto and native.
 ROWS_32X32 = "two-level,two-level-rsag,relay-fold,rabenseifner"
-# The rows sweep-64x16 runs beside auto and native: the two-level rows, the flat rows of
-# O(n + log p) bandwidth-optimal rounds with a plan each rank makes for itself, and the ring
-# all-gatherv (costed on nodes, an auto candidate there). Left out: PRR, SLT, the ring all-reduce
-# and the pipelines (Theta(p) rounds), late-fold and Clairvoyant (a global plan per pattern,
-# about a second per rank at 1024), the whole-vector trees and butterflies (log p whole
-# buffers), scatter-allgather (the library's own broadcast at this size); each is minutes of
-# simulation at 1024 ranks and far behind (gige-1024, docs/results.md "At scale").
+# The rows sweep-64x16 runs beside auto and native: the two-level rows and the flat rows of
+# O(n + log p) bandwidth-optimal rounds with a plan each rank makes for itself. Left out:
+# relay-fold's and Rabenseifner's all-reduce (flat, they put a node's sixteen streams on its
+# link: 779-1064 ms here against two-level-rsag's 69.5-139.4, 20 minutes of simulation), PRR,
+# SLT, the rings and the
+# pipelines (Theta(p) rounds; the ring all-gatherv, costed on nodes, is estimated 1.6x
+# two-level's here), late-fold and Clairvoyant (a global plan per pattern, about a second per
+# rank at 1024), the whole-vector trees and butterflies (log p whole buffers), the arrival-aware
+# broadcast and all-gatherv (flat rows, not auto's on nodes), scatter-allgather (the library's
+# own broadcast at this size); each is minutes of simulation at 1024 ranks (a simulation of six
+# rows takes about ten) and far behind (gige-1024, docs/results.md "At scale").
 ROWS_64X16 = {
-    "allreduce": "two-level,two-level-rsag,relay-fold,rabenseifner",
-    "reduce": "two-level,relay-fold,rabenseifner",
-    "bcast": "two-level,circulant,arrival-aware",
-    "allgatherv": "two-level,circulant,arrival-aware,ring",
+    "allreduce": "two-level,two-level-rsag",
+    "reduce": "two-level,relay-fold",
+    "bcast": "two-level,circulant",
+    "allgatherv": "two-level,circulant",
 }
 
 
