@@ -962,9 +962,9 @@ def nodes_section(doc, png):
         p = sweep[0]["np"]
         lines += [f"### {platform} ({p} ranks), {len(sweep)} simulations", ""]
         if part == "sweep-64x16":
-            lines += ["The papcoll rows of O(n + log p) rounds only (sim/experiments/nodes.py, "
-                      "ROWS_64X16; best is the fastest of them); buffers folded and results "
-                      "unchecked.", ""]
+            lines += ["Only the papcoll rows of sim/experiments/nodes.py's ROWS_64X16 (why the "
+                      "others are left out: its comment; best is the fastest of those run); "
+                      "buffers folded and results unchecked.", ""]
         lines += [table(["collective", "arrivals", "delay ms", "auto ms", "best papcoll row ms",
                          "native ms", "auto/native", "auto/best", "P/delta auto",
                          "P/delta native", "simulation wall s"], rows), ""]
