@@ -220,7 +220,8 @@ void print_header(std::ostream& os, const RunInfo& info) {
      << (o.check ? "" : "# --no-check: outputs not checked (the correct column means: no error)\n")
      << "# algorithms: " << join(o.algorithms) << "; MPI thread level " << info.thread_level << "\n"
      << "# interleaved: every iteration runs each algorithm in turn, each after its own barriers\n"
-     << "#   and emulated computation (first algorithm rotates), so machine noise hits all alike\n"
+     << "#   and emulated computation (in an order drawn anew each iteration), so machine noise "
+        "hits all alike\n"
      << "# elapsed = own arrival to own completion, averaged over ranks, then over iterations\n"
      << "# P = post-arrival time: completion - last rank's arrival, averaged over ranks, then\n"
      << "#   over iterations (elapsed = P + last arrival - mean arrival); delta = alpha + n beta,\n"

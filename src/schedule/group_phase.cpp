@@ -67,11 +67,11 @@ void emit_phase(GeneratorFn generate, const GeneratorInput& in, const GroupPhase
     out.reserve(rs.rank, rs.ops.size());
     // The phase's paced sends stay paced in the whole (and only they: the other phases' ranks,
     // a late one among them, are no receivers the phase's generator predicted).
-    if (rs.paced_bytes > 0) out.set_paced_bytes(rs.paced_bytes);
+    if (rs.paced_bytes > 0 && g.keep_pacing) out.set_paced_bytes(rs.paced_bytes);
     for (const Step& st : rs.steps)
       for (const Op& op : rs.ops_of(st)) {
         if (op.kind == OpKind::send)
-          out.send(rs.rank, st.round, op.peer, op.blocks, op.paced);
+          out.send(rs.rank, st.round, op.peer, op.blocks, op.paced && g.keep_pacing);
         else
           out.recv(rs.rank, st.round, op.peer, op.blocks, op.combine);
       }

@@ -25,6 +25,8 @@ struct GroupPhase {
   int64_t stride = 1;
   // Phase block b is block_map[b] of the whole (ascending across b); empty: the same block ids.
   std::span<const BlockSet> block_map;
+  // Whether the phase's paced sends stay paced in the whole (docs/algorithms.md, "Paced sends").
+  bool keep_pacing = true;
 };
 
 // Emits the ops of the wanted ranks among `g.members` of `generate` run on `in` (in.p must be

@@ -32,11 +32,12 @@ bool same_elements(const std::vector<T>& a, const std::vector<T>& b) {
 
 }  // namespace
 
-bool same_input(const GeneratorInput& a, const GeneratorInput& b) {
+bool same_input(const GeneratorInput& a, const GeneratorInput& b, bool with_blocks) {
   const CostParams &x = a.cost, &y = b.cost;
-  return a.p == b.p && a.blocks == b.blocks && a.root == b.root && same_bits(a.bytes, b.bytes) &&
-         same_bits(a.round_time, b.round_time) && same_bits(a.elem_bytes, b.elem_bytes) &&
-         same_bits(x.alpha, y.alpha) && same_bits(x.beta, y.beta) && same_bits(x.gamma, y.gamma) &&
+  return a.p == b.p && (!with_blocks || a.blocks == b.blocks) && a.root == b.root &&
+         same_bits(a.bytes, b.bytes) && same_bits(a.round_time, b.round_time) &&
+         same_bits(a.elem_bytes, b.elem_bytes) && same_bits(x.alpha, y.alpha) &&
+         same_bits(x.beta, y.beta) && same_bits(x.gamma, y.gamma) &&
          x.cores_shared == y.cores_shared && x.shared_memory == y.shared_memory &&
          same_bits(x.intra_alpha, y.intra_alpha) && same_bits(x.intra_beta, y.intra_beta) &&
          a.impl == b.impl && a.link_model == b.link_model && a.nodes == b.nodes &&

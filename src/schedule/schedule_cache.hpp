@@ -142,8 +142,9 @@ class LastSchedule {
 };
 
 // Every field of two generator inputs equal, floating-point values bit for bit and the link model
-// and node layout by identity (a generator is a pure function of its input, registry.hpp).
-bool same_input(const GeneratorInput& a, const GeneratorInput& b);
+// and node layout by identity (a generator is a pure function of its input, registry.hpp); the
+// block count too unless with_blocks is false.
+bool same_input(const GeneratorInput& a, const GeneratorInput& b, bool with_blocks = true);
 
 class RememberedChoices {
  public:

@@ -7,6 +7,7 @@
 #include "model/node_layout.hpp"
 #include "schedule/estimate_topology.hpp"
 #include "schedule/estimate_tree.hpp"
+#include "schedule/plan_memo.hpp"
 #include "select/library_rules.hpp"
 
 namespace papcoll {
@@ -553,7 +554,8 @@ std::vector<double> library_portions(const GeneratorInput& in) {
   return b;
 }
 
-std::vector<double> allgatherv(const Ctx& c, const std::vector<double>& ready) {
+// How long the all-gatherv's steps take once every rank is there (they start together).
+double allgatherv_steps_time(const Ctx& c) {
   const int p = c.p();
   const std::vector<double> part = library_portions(c.in);
   const double largest = latest_of(part), mean = c.m() / std::max(1, p);
@@ -607,7 +609,21 @@ std::vector<double> allgatherv(const Ctx& c, const std::vector<double>& ready) {
       }
       break;
   }
-  return all_finish_at(p, latest_of(ready) + t);
+  return t;
+}
+
+std::vector<double> allgatherv(const Ctx& c, const std::vector<double>& ready) {
+  // The steps' time reads the layout and the portions, not the arrivals, and on nodes pairwise's
+  // p - 1 lockstep steps are O(p^2) (6.4 ms at 1024 ranks): kept per thread (plan_memo.hpp), so
+  // auto's weighing of a new arrival pattern does not repeat them.
+  thread_local PlanMemo<double> steps;
+  GeneratorInput any_arrivals = c.in;
+  any_arrivals.arrivals.clear();
+  const PlanMemo<double>::Tag tag{static_cast<uint64_t>(c.a.algo),
+                                  static_cast<uint64_t>(c.a.fanout)};
+  const double t = *steps.get(
+      any_arrivals, [&](const GeneratorInput&) { return allgatherv_steps_time(c); }, tag);
+  return all_finish_at(c.p(), latest_of(ready) + t);
 }
 
 std::vector<double> linear_v(const Ctx& c, const std::vector<double>& ready, bool scatter,

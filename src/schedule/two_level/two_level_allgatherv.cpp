@@ -8,6 +8,7 @@
 
 #include "schedule/allgatherv_generators.hpp"
 #include "schedule/estimate.hpp"
+#include "schedule/plan_memo.hpp"
 #include "schedule/portions.hpp"
 #include "schedule/schedule_sink.hpp"
 #include "schedule/two_level/two_level.hpp"
@@ -38,7 +39,7 @@ std::vector<double> portions_ready(const GeneratorInput& in, const TwoLevelPlan&
   return ready;
 }
 
-AllgathervPlan allgatherv_plan(const GeneratorInput& in) {
+AllgathervPlan build_allgatherv_plan(const GeneratorInput& in) {
   AllgathervPlan ap;
   ap.nodes = two_level_plan(in, true);
   if (static_cast<int>(in.arrivals.size()) == in.p) ap.ready = portions_ready(in, ap.nodes);
@@ -58,11 +59,19 @@ AllgathervPlan allgatherv_plan(const GeneratorInput& in) {
   return ap;
 }
 
+// Built once per input and thread (plan_memo.hpp): the block count, the estimate, the key and the
+// schedule of a call all read it.
+std::shared_ptr<const AllgathervPlan> allgatherv_plan(const GeneratorInput& in) {
+  thread_local PlanMemo<AllgathervPlan> memo;
+  return memo.get(in, build_allgatherv_plan);
+}
+
 }  // namespace
 
 void two_level_allgatherv_schedule(const GeneratorInput& in, ScheduleSink& out) {
   if (in.p == 1) return;
-  const AllgathervPlan ap = allgatherv_plan(in);
+  const std::shared_ptr<const AllgathervPlan> kept = allgatherv_plan(in);
+  const AllgathervPlan& ap = *kept;
   const TwoLevelPlan& plan = ap.nodes;
   const int blocks = std::max(1, in.blocks);
   // Inside the nodes, round 0: every other rank hands its own blocks to its leader.
@@ -96,14 +105,16 @@ void two_level_allgatherv_schedule(const GeneratorInput& in, ScheduleSink& out) 
 }
 
 std::string two_level_allgatherv_arrival_key(const GeneratorInput& in) {
-  const AllgathervPlan ap = allgatherv_plan(in);
+  const std::shared_ptr<const AllgathervPlan> kept = allgatherv_plan(in);
+  const AllgathervPlan& ap = *kept;
   return two_level_key(ap.nodes, *ap.row, ap.leaders);
 }
 
 int two_level_allgatherv_blocks(const GeneratorInput& in) {
   GeneratorInput own = in;
   own.blocks = 0;
-  const AllgathervPlan ap = allgatherv_plan(own);
+  const std::shared_ptr<const AllgathervPlan> kept = allgatherv_plan(own);
+  const AllgathervPlan& ap = *kept;
   // The leaders' row's blocks per node as the call's blocks per rank.
   const int per_node = std::max(1, default_block_count(*ap.row, ap.leaders) / ap.nodes.nodes);
   return in.p * per_node;
@@ -111,7 +122,8 @@ int two_level_allgatherv_blocks(const GeneratorInput& in) {
 
 double two_level_allgatherv_predict(const GeneratorInput& in) {
   if (in.p == 1) return 0;
-  const AllgathervPlan ap = allgatherv_plan(in);
+  const std::shared_ptr<const AllgathervPlan> kept = allgatherv_plan(in);
+  const AllgathervPlan& ap = *kept;
   const std::vector<double> ready = ap.ready.empty() ? portions_ready(in, ap.nodes) : ap.ready;
   return spread_to_nodes_estimate(in, ap.nodes, ready, *ap.row, ap.leaders);
 }

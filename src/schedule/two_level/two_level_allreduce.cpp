@@ -10,6 +10,7 @@
 
 #include "schedule/allreduce_generators.hpp"
 #include "schedule/estimate.hpp"
+#include "schedule/plan_memo.hpp"
 #include "schedule/reduce_generators.hpp"
 #include "schedule/two_level/two_level.hpp"
 #include "schedule/two_level/two_level_estimate.hpp"
@@ -24,7 +25,7 @@ struct AllreducePlan {
   const AlgorithmInfo* row = nullptr;
 };
 
-AllreducePlan allreduce_plan(const GeneratorInput& in) {
+AllreducePlan build_allreduce_plan(const GeneratorInput& in) {
   AllreducePlan ap;
   ap.nodes = two_level_plan(in, true);
   if (static_cast<int>(in.arrivals.size()) == in.p) ap.ready = node_sums_ready(in, ap.nodes);
@@ -33,11 +34,19 @@ AllreducePlan allreduce_plan(const GeneratorInput& in) {
   return ap;
 }
 
+// Built once per input and thread (plan_memo.hpp): the block count, the estimate, the key and the
+// schedule of a call all read it.
+std::shared_ptr<const AllreducePlan> allreduce_plan(const GeneratorInput& in) {
+  thread_local PlanMemo<AllreducePlan> memo;
+  return memo.get(in, build_allreduce_plan);
+}
+
 }  // namespace
 
 void two_level_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   if (in.p == 1) return;
-  const AllreducePlan ap = allreduce_plan(in);
+  const std::shared_ptr<const AllreducePlan> kept = allreduce_plan(in);
+  const AllreducePlan& ap = *kept;
   const TwoLevelPlan& plan = ap.nodes;
   const std::vector<BlockSet> whole = whole_buffer_map(in.blocks);
   const int64_t ra = emit_node_reduces(in, plan, out);
@@ -49,22 +58,23 @@ void two_level_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
 }
 
 std::string two_level_allreduce_arrival_key(const GeneratorInput& in) {
-  const AllreducePlan ap = allreduce_plan(in);
+  const std::shared_ptr<const AllreducePlan> kept = allreduce_plan(in);
+  const AllreducePlan& ap = *kept;
   return two_level_key(ap.nodes, *ap.row, ap.leaders);
 }
 
 int two_level_allreduce_blocks(const GeneratorInput& in) {
-  const AllreducePlan ap = allreduce_plan([&] {
-    GeneratorInput own = in;
-    own.blocks = 0;  // each candidate with its own count
-    return own;
-  }());
+  GeneratorInput own = in;
+  own.blocks = 0;  // each candidate with its own count
+  const std::shared_ptr<const AllreducePlan> kept = allreduce_plan(own);
+  const AllreducePlan& ap = *kept;
   return default_block_count(*ap.row, ap.leaders);
 }
 
 double two_level_allreduce_predict(const GeneratorInput& in) {
   if (in.p == 1) return 0;
-  const AllreducePlan ap = allreduce_plan(in);
+  const std::shared_ptr<const AllreducePlan> kept = allreduce_plan(in);
+  const AllreducePlan& ap = *kept;
   std::vector<double> ready = ap.ready;
   if (ready.empty()) ready = node_sums_ready(in, ap.nodes);
   return spread_to_nodes_estimate(in, ap.nodes, ready, *ap.row, ap.leaders);

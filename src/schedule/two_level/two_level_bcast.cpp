@@ -7,6 +7,7 @@
 
 #include "schedule/bcast_generators.hpp"
 #include "schedule/estimate.hpp"
+#include "schedule/plan_memo.hpp"
 #include "schedule/two_level/two_level.hpp"
 #include "schedule/two_level/two_level_estimate.hpp"
 
@@ -19,7 +20,7 @@ struct BcastPlan {
   const AlgorithmInfo* row = nullptr;
 };
 
-BcastPlan bcast_plan(const GeneratorInput& in) {
+BcastPlan build_bcast_plan(const GeneratorInput& in) {
   BcastPlan bp;
   bp.nodes = two_level_plan(in, false, bcast_root(in));
   std::vector<double> ready;
@@ -30,11 +31,19 @@ BcastPlan bcast_plan(const GeneratorInput& in) {
   return bp;
 }
 
+// Built once per input and thread (plan_memo.hpp): the block count, the estimate, the key and the
+// schedule of a call all read it.
+std::shared_ptr<const BcastPlan> bcast_plan(const GeneratorInput& in) {
+  thread_local PlanMemo<BcastPlan> memo;
+  return memo.get(in, build_bcast_plan);
+}
+
 }  // namespace
 
 void two_level_bcast_schedule(const GeneratorInput& in, ScheduleSink& out) {
   if (in.p == 1) return;
-  const BcastPlan bp = bcast_plan(in);
+  const std::shared_ptr<const BcastPlan> kept = bcast_plan(in);
+  const BcastPlan& bp = *kept;
   const GroupPhase among{
       .members = bp.nodes.leader, .first_round = 0, .stride = 1, .block_map = {}};
   if (bp.nodes.nodes > 1) emit_phase(bp.row->generate, bp.leaders, among, out);
@@ -42,16 +51,16 @@ void two_level_bcast_schedule(const GeneratorInput& in, ScheduleSink& out) {
 }
 
 std::string two_level_bcast_arrival_key(const GeneratorInput& in) {
-  const BcastPlan bp = bcast_plan(in);
+  const std::shared_ptr<const BcastPlan> kept = bcast_plan(in);
+  const BcastPlan& bp = *kept;
   return two_level_key(bp.nodes, *bp.row, bp.leaders);
 }
 
 int two_level_bcast_blocks(const GeneratorInput& in) {
-  const BcastPlan bp = bcast_plan([&] {
-    GeneratorInput own = in;
-    own.blocks = 0;  // each candidate with its own count
-    return own;
-  }());
+  GeneratorInput own = in;
+  own.blocks = 0;  // each candidate with its own count
+  const std::shared_ptr<const BcastPlan> kept = bcast_plan(own);
+  const BcastPlan& bp = *kept;
   return default_block_count(*bp.row, bp.leaders);
 }
 
@@ -59,7 +68,8 @@ int two_level_bcast_blocks(const GeneratorInput& in) {
 // nodes' ready times), the others a binomial tree of whole messages after that.
 double two_level_bcast_predict(const GeneratorInput& in) {
   if (in.p == 1) return 0;
-  const BcastPlan bp = bcast_plan(in);
+  const std::shared_ptr<const BcastPlan> kept = bcast_plan(in);
+  const BcastPlan& bp = *kept;
   const std::vector<double> a = estimate::arrivals_of(in);
   std::vector<double> ready;
   for (int k = 0; k < bp.nodes.nodes; ++k) ready.push_back(a[bp.nodes.leader[k]]);

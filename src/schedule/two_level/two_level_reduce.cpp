@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "schedule/estimate.hpp"
+#include "schedule/plan_memo.hpp"
 #include "schedule/reduce_generators.hpp"
 #include "schedule/two_level/two_level.hpp"
 #include "schedule/two_level/two_level_estimate.hpp"
@@ -19,7 +20,7 @@ struct ReducePlan {
   const AlgorithmInfo* row = nullptr;
 };
 
-ReducePlan reduce_plan(const GeneratorInput& in) {
+ReducePlan build_reduce_plan(const GeneratorInput& in) {
   ReducePlan rp;
   rp.nodes = two_level_plan(in, true, reduce_root(in));
   if (static_cast<int>(in.arrivals.size()) == in.p) rp.ready = node_sums_ready(in, rp.nodes);
@@ -28,11 +29,19 @@ ReducePlan reduce_plan(const GeneratorInput& in) {
   return rp;
 }
 
+// Built once per input and thread (plan_memo.hpp): the block count, the estimate, the key and the
+// schedule of a call all read it.
+std::shared_ptr<const ReducePlan> reduce_plan(const GeneratorInput& in) {
+  thread_local PlanMemo<ReducePlan> memo;
+  return memo.get(in, build_reduce_plan);
+}
+
 }  // namespace
 
 void two_level_reduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   if (in.p == 1) return;
-  const ReducePlan rp = reduce_plan(in);
+  const std::shared_ptr<const ReducePlan> kept = reduce_plan(in);
+  const ReducePlan& rp = *kept;
   const TwoLevelPlan& plan = rp.nodes;
   const int64_t ra = emit_node_reduces(in, plan, out);
   if (plan.nodes > 1)
@@ -42,16 +51,16 @@ void two_level_reduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
 }
 
 std::string two_level_reduce_arrival_key(const GeneratorInput& in) {
-  const ReducePlan rp = reduce_plan(in);
+  const std::shared_ptr<const ReducePlan> kept = reduce_plan(in);
+  const ReducePlan& rp = *kept;
   return two_level_key(rp.nodes, *rp.row, rp.leaders);
 }
 
 int two_level_reduce_blocks(const GeneratorInput& in) {
-  const ReducePlan rp = reduce_plan([&] {
-    GeneratorInput own = in;
-    own.blocks = 0;  // each candidate with its own count
-    return own;
-  }());
+  GeneratorInput own = in;
+  own.blocks = 0;  // each candidate with its own count
+  const std::shared_ptr<const ReducePlan> kept = reduce_plan(own);
+  const ReducePlan& rp = *kept;
   return default_block_count(*rp.row, rp.leaders);
 }
 
@@ -59,7 +68,8 @@ int two_level_reduce_blocks(const GeneratorInput& in) {
 // on inside their node.
 double two_level_reduce_predict(const GeneratorInput& in) {
   if (in.p == 1) return 0;
-  const ReducePlan rp = reduce_plan(in);
+  const std::shared_ptr<const ReducePlan> kept = reduce_plan(in);
+  const ReducePlan& rp = *kept;
   const TwoLevelPlan& plan = rp.nodes;
   const NodeSums sums = node_sums(in, plan);
   const std::vector<double> a = estimate::arrivals_of(in);

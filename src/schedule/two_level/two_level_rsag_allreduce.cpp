@@ -11,7 +11,10 @@
 //  B. Among the nodes, one all-reduce per piece, over the owners of that piece (one per node), by
 //     the all-reduce row the estimate favours on the nodes' ready times (leaders_row: relay-fold
 //     when a node is late, Rabenseifner balanced), each piece's run seeing a c-th of every node's
-//     link (the c runs share it).
+//     link (the c runs share it). Not paced, though relay-fold paces on its own: the c runs share
+//     every node's link by design, so one run's pacing would not keep a link to one round of
+//     messages, and on a c-th of the link its threshold (alpha / (c beta)) made nearly every
+//     message synchronous, each hop waiting on its receiver (docs/algorithms.md, "By pieces").
 //  C. Inside every node each owner hands its finished piece to every other rank of the node.
 //
 // Each rank of a node moves n / c bytes through the network in each direction, not the leader n,
@@ -21,6 +24,7 @@
 
 #include "schedule/allreduce_generators.hpp"
 #include "schedule/estimate.hpp"
+#include "schedule/plan_memo.hpp"
 #include "schedule/schedule_sink.hpp"
 #include "schedule/two_level/two_level.hpp"
 #include "schedule/two_level/two_level_estimate.hpp"
@@ -139,7 +143,7 @@ double node_pieces_ready(const GeneratorInput& in, const std::vector<double>& a,
   return *std::max_element(e.step_end.begin(), e.step_end.begin() + pieces);
 }
 
-RsagPlan rsag_plan(const GeneratorInput& in) {
+RsagPlan build_rsag_plan(const GeneratorInput& in) {
   RsagPlan rp;
   rp.nodes = two_level_plan(in, true);
   const TwoLevelPlan& plan = rp.nodes;
@@ -161,12 +165,27 @@ RsagPlan rsag_plan(const GeneratorInput& in) {
   // weighs their latencies, which overlap).
   rp.piece.cost.beta = in.cost.beta * rp.pieces;
   // Each candidate weighed at its own block count (the row's estimates are made for those; this
-  // row's default is c times the chosen one's), whatever the call's.
-  GeneratorInput own = in;
-  own.blocks = 0;
-  rp.row = leaders_row(Collective::allreduce, own, rp.piece);
-  rp.piece.blocks = std::max(1, in.blocks / rp.pieces);
+  // row's default is c times the chosen one's), whatever the call's: the plan does not read the
+  // call's blocks (piece_input gives the pieces theirs).
+  rp.row = leaders_row(Collective::allreduce, in, rp.piece);
   return rp;
+}
+
+// The plan of `in` whatever its block count (plan_memo.hpp: built once per call).
+std::shared_ptr<const RsagPlan> rsag_plan(const GeneratorInput& in) {
+  thread_local PlanMemo<RsagPlan, /*kReadsBlocks=*/false> memo;
+  return memo.get(in, [](const GeneratorInput& g) {
+    GeneratorInput any_blocks = g;
+    any_blocks.blocks = 0;
+    return build_rsag_plan(any_blocks);
+  });
+}
+
+// One piece's all-reduce among the nodes with the call's blocks.
+GeneratorInput piece_input(const RsagPlan& rp, const GeneratorInput& in) {
+  GeneratorInput g = rp.piece;
+  g.blocks = std::max(1, in.blocks / rp.pieces);
+  return g;
 }
 
 // Piece j: the call's blocks [j B / c, (j + 1) B / c), as the piece row's blocks (each phase
@@ -190,7 +209,9 @@ BlockSet piece_blocks(int blocks, int pieces, int j) {
 
 void two_level_rsag_allreduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   if (in.p == 1) return;
-  const RsagPlan rp = rsag_plan(in);
+  const std::shared_ptr<const RsagPlan> kept = rsag_plan(in);
+  const RsagPlan& rp = *kept;
+  const GeneratorInput piece_in = piece_input(rp, in);
   const TwoLevelPlan& plan = rp.nodes;
   const int blocks = std::max(1, in.blocks), c = rp.pieces;
   const std::vector<int> wanted = wanted_nodes(plan, out);
@@ -220,9 +241,13 @@ void two_level_rsag_allreduce_schedule(const GeneratorInput& in, ScheduleSink& o
   for (int j = 0; j < c && plan.nodes > 1; ++j) {
     if (!piece_wanted[j]) continue;
     for (int k = 0; k < plan.nodes; ++k) owners[k] = rp.members[k][j];
-    const std::vector<BlockSet> map = piece_map(blocks, c, rp.piece.blocks, j);
-    emit_phase(rp.row->generate, rp.piece,
-               GroupPhase{.members = owners, .first_round = b_first, .block_map = map}, out);
+    const std::vector<BlockSet> map = piece_map(blocks, c, piece_in.blocks, j);
+    emit_phase(rp.row->generate, piece_in,
+               GroupPhase{.members = owners,
+                          .first_round = b_first,
+                          .block_map = map,
+                          .keep_pacing = false},
+               out);
   }
   // C. After node k's part of B (the same rounds for every piece: the runs differ only in their
   // blocks), each owner hands its piece to every other rank of the node.
@@ -231,7 +256,7 @@ void two_level_rsag_allreduce_schedule(const GeneratorInput& in, ScheduleSink& o
     if (plan.nodes > 1) {
       for (int i = 0; i < plan.nodes; ++i) owners[i] = rp.members[i][0];
       const GroupPhase b{.members = owners, .first_round = b_first, .block_map = {}};
-      after = std::max(after, last_round(phase_rank(rp.row->generate, rp.piece, b, k)) + 1);
+      after = std::max(after, last_round(phase_rank(rp.row->generate, piece_in, b, k)) + 1);
     }
     const std::vector<int>& m = rp.members[k];
     const int size = static_cast<int>(m.size());
@@ -245,15 +270,19 @@ void two_level_rsag_allreduce_schedule(const GeneratorInput& in, ScheduleSink& o
 }
 
 std::string two_level_rsag_allreduce_arrival_key(const GeneratorInput& in) {
-  const RsagPlan rp = rsag_plan(in);
-  return two_level_key(rp.nodes, *rp.row, rp.piece);
+  const std::shared_ptr<const RsagPlan> kept = rsag_plan(in);
+  const RsagPlan& rp = *kept;
+  const GeneratorInput piece_in = piece_input(rp, in);
+  return two_level_key(rp.nodes, *rp.row, piece_in);
 }
 
 int two_level_rsag_allreduce_blocks(const GeneratorInput& in) {
   GeneratorInput own = in;
   own.blocks = 0;  // each candidate with its own count
-  const RsagPlan rp = rsag_plan(own);
-  return rp.pieces * default_block_count(*rp.row, rp.piece);
+  const std::shared_ptr<const RsagPlan> kept = rsag_plan(own);
+  const RsagPlan& rp = *kept;
+  const GeneratorInput piece_in = piece_input(rp, own);
+  return rp.pieces * default_block_count(*rp.row, piece_in);
 }
 
 double two_level_rsag_allreduce_predict(const GeneratorInput& in) {
@@ -267,7 +296,9 @@ double two_level_rsag_allreduce_predict(const GeneratorInput& in) {
   const CostParams intra = intra_cost(in.cost);
   if (in.nodes != nullptr && intra.beta * kRsagLinkRatio > in.cost.beta)
     return std::numeric_limits<double>::infinity();
-  const RsagPlan rp = rsag_plan(in);
+  const std::shared_ptr<const RsagPlan> kept = rsag_plan(in);
+  const RsagPlan& rp = *kept;
+  const GeneratorInput piece_in = piece_input(rp, in);
   const TwoLevelPlan& plan = rp.nodes;
   const std::vector<double> a = estimate::arrivals_of(in);
   Exchange e;
@@ -281,9 +312,9 @@ double two_level_rsag_allreduce_predict(const GeneratorInput& in) {
   // done no earlier than one run alone would be, nor than its bytes take c times over on top of
   // the latencies after the last node is ready (an all-reduce waits for every node):
   // max(f(beta), f(c beta) - (f(0) - latest)), f the row's estimate with that beta.
-  std::vector<double> f = leaders_finish(plan, ready, *rp.row, rp.piece);
+  std::vector<double> f = leaders_finish(plan, ready, *rp.row, piece_in);
   if (rp.pieces > 1 && plan.nodes > 1) {
-    GeneratorInput alone = rp.piece, latency = rp.piece;
+    GeneratorInput alone = piece_in, latency = piece_in;
     alone.cost.beta = in.cost.beta;
     latency.cost.beta = 0;
     const std::vector<double> f1 = leaders_finish(plan, ready, *rp.row, alone);

@@ -277,6 +277,36 @@ TEST(TwoLevel, OnlyTheLeadersPhaseIsPaced) {
   }
 }
 
+// Two-level by pieces runs c all-reduces side by side among the nodes, each on a c-th of every
+// node's link: none is paced (pacing one run's rounds would not keep a link to one round of
+// messages, and each synchronous hop would wait on its receiver), though the row it runs there
+// with a node late, relay-fold, paces every round on its own.
+TEST(TwoLevel, ByPiecesPacesNothing) {
+  const AlgorithmInfo* rsag = find_algorithm(Collective::allreduce, "two-level-rsag");
+  const AlgorithmInfo* fold = find_algorithm(Collective::allreduce, "relay-fold");
+  ASSERT_NE(rsag, nullptr);
+  ASSERT_NE(fold, nullptr);
+  const GeneratorInput in = gige_8x6_input(*rsag, 20, -1, 1e-10);
+  const Schedule s = generate_schedule(*rsag, in);
+  ASSERT_TRUE(verify_schedule(s).ok);
+  for (const RankSchedule& rs : s.ranks) {
+    EXPECT_EQ(rs.paced_bytes, 0) << rs.rank;
+    for (const Op& op : rs.ops) EXPECT_FALSE(op.paced) << rs.rank << " -> " << op.peer;
+  }
+  // The same row among 8 ranks, alone, with one of them late: paced.
+  GeneratorInput among;
+  among.p = 8;
+  among.bytes = in.bytes / 6;
+  among.cost = in.cost;
+  among.arrivals.assign(8, 0.0);
+  among.arrivals[3] = 0.05;
+  among.blocks = default_block_count(*fold, among);
+  bool paced = false;
+  for (const RankSchedule& rs : generate_schedule(*fold, among).ranks)
+    for (const Op& op : rs.ops) paced = paced || op.paced;
+  EXPECT_TRUE(paced);
+}
+
 // The size a paced send is synchronous from: alpha / beta, at most 16 KiB.
 TEST(PacedSends, SynchronousFromAlphaOverBeta) {
   EXPECT_EQ(paced_send_bytes(CostParams{22e-6, 8e-9, 0}), 2750);    // gige: 1 Gbit/s, 22 us
