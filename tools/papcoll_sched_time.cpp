@@ -13,6 +13,7 @@
 
 #include "json_number.hpp"
 #include "schedule/clairvoyant/finish_rounds.hpp"
+#include "schedule/plan_memo.hpp"
 #include "schedule/schedule_cache.hpp"
 
 namespace papcoll::sched_time {
@@ -92,8 +93,9 @@ RankFigures time_rank(const AlgorithmInfo& algo, const GeneratorInput& in, int r
   std::vector<double> first, repeat;
   for (int i = 0; i < calls; ++i) {
     const bool count = i == 0;
-    // Every first call is a new pattern's: nothing of an earlier one's simulations kept.
+    // Every first call is a new pattern's: nothing of an earlier one's simulations or plans kept.
     clairvoyant::clear_finish_rounds();
+    forget_plans();
     if (count) AllocationCounter::start();
     const double t0 = thread_seconds();
     RankSchedule rs = generate_rank(algo, in, rank);

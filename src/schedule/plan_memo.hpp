@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -20,6 +21,14 @@
 #include "schedule/schedule_cache.hpp"
 
 namespace papcoll {
+
+namespace plan_memo_detail {
+inline std::atomic<uint64_t> epoch{0};
+}  // namespace plan_memo_detail
+
+// Every PlanMemo of the process forgets what it keeps (tools timing a first call: papcoll-sched
+// time, as clairvoyant::clear_finish_rounds does for Clairvoyant's simulations).
+inline void forget_plans() { plan_memo_detail::epoch.fetch_add(1, std::memory_order_relaxed); }
 
 // kReadsBlocks false: the plan does not depend on the input's block count (inputs that differ in it
 // alone share one plan).
@@ -32,9 +41,11 @@ class PlanMemo {
   // The plan of (`tag`, `in`), built by build(in) where none of the last kKept matches.
   template <typename Build>
   std::shared_ptr<const Plan> get(const GeneratorInput& in, Build&& build, Tag tag = {}) {
+    const uint64_t epoch = plan_memo_detail::epoch.load(std::memory_order_relaxed);
     for (std::size_t i = 0; i < kKept; ++i) {
       Entry& e = entries_[i];
-      if (e.plan != nullptr && e.tag == tag && same_input(e.in, in, kReadsBlocks)) {
+      if (e.plan != nullptr && e.epoch == epoch && e.tag == tag &&
+          same_input(e.in, in, kReadsBlocks)) {
         std::shared_ptr<const Plan> plan = e.plan;
         if (i != 0) std::rotate(entries_.begin(), entries_.begin() + i, entries_.begin() + i + 1);
         return plan;
@@ -44,12 +55,13 @@ class PlanMemo {
     std::rotate(entries_.rbegin(), entries_.rbegin() + 1, entries_.rend());  // the oldest goes
     // The layout by identity in same_input: the entry's copy keeps it alive, so a new layout at
     // the same address can never match.
-    entries_[0] = Entry{tag, in, plan};
+    entries_[0] = Entry{epoch, tag, in, plan};
     return plan;
   }
 
  private:
   struct Entry {
+    uint64_t epoch = 0;
     Tag tag{};
     GeneratorInput in;
     std::shared_ptr<const Plan> plan;

@@ -87,6 +87,17 @@ TEST(PlanMemo, APlanThatReadsNoBlockCountIsSharedAcrossCounts) {
   EXPECT_EQ(build.builds, 2);
 }
 
+TEST(PlanMemo, ForgetPlansMakesEveryMemoBuildAnew) {
+  PlanMemo<CountedPlan> memo;
+  Builder build;
+  const GeneratorInput in = some_input();
+  memo.get(in, [&](const GeneratorInput& g) { return build(g); });
+  forget_plans();
+  memo.get(in, [&](const GeneratorInput& g) { return build(g); });
+  memo.get(in, [&](const GeneratorInput& g) { return build(g); });
+  EXPECT_EQ(build.builds, 2);
+}
+
 TEST(PlanMemo, ThePlanHandedOutOutlivesItsEviction) {
   PlanMemo<CountedPlan, true, 1> memo;
   Builder build;
