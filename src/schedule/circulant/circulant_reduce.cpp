@@ -65,7 +65,7 @@ double circulant_reduce_predict(const GeneratorInput& in) {
   const double slots = c.last_real_round() + 1;
   const double scale = reduce_rounds(c) / slots;
   for (int v = 0; v < p; ++v) {
-    const int first = v == 0 ? 0 : c.timing(v).first;
+    const int first = v == 0 ? 0 : c.span(v).first;
     finish[(v + root) % p] = start + std::max(1.0, (slots - std::max(first, 0)) * scale) * round;
   }
   return estimate::mean_elapsed(finish, a);

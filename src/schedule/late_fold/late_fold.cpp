@@ -1,6 +1,7 @@
 #include "schedule/late_fold/late_fold.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -10,6 +11,7 @@
 #include "schedule/circulant/circulant_tables.hpp"
 #include "schedule/clairvoyant/clairvoyant.hpp"
 #include "schedule/clairvoyant/finish_rounds.hpp"
+#include "schedule/plan_memo.hpp"
 
 namespace papcoll {
 
@@ -69,16 +71,73 @@ FoldCirculant::Timing FoldCirculant::timing(int v) const {
   return tm;
 }
 
-int FoldCirculant::last_real_round() const {
-  if (m_ == 1) return -1;
-  int last = n_ - 1;  // the root's last send
-  const int sampled = m_ - 1 <= 512 ? m_ - 1 : 256;
-  for (int i = 0; i < sampled; ++i) {
-    const int v = 1 + static_cast<int>(static_cast<int64_t>(i) * (m_ - 1) / sampled);
-    last = std::max(last, timing(v).last);
+namespace {
+
+constexpr int kExactSpans = 512, kSampledSpans = 256;
+
+}  // namespace
+
+struct FoldCirculant::Spans {
+  int positions = 0, blocks = 0;
+  int last_real_round = -1;
+  std::vector<int> v;  // the positions held, ascending (empty: every v = 1 .. M - 1 at v - 1)
+  std::vector<Span> span;
+};
+
+const FoldCirculant::Spans& FoldCirculant::spans() const {
+  if (spans_ != nullptr) return *spans_;
+  // A shape's table costs O(M log M) (up to 512 positions) to build and a few kB to keep; one
+  // p's candidate counts of late ranks make up to eight shapes.
+  struct Kept {
+    uint64_t epoch = 0;
+    std::shared_ptr<const Spans> spans;
+  };
+  thread_local std::array<Kept, 16> kept;
+  const uint64_t epoch = plan_memo_detail::epoch.load(std::memory_order_relaxed);
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    const Kept& k = kept[i];
+    if (k.spans != nullptr && k.epoch == epoch && k.spans->positions == m_ &&
+        k.spans->blocks == n_) {
+      spans_ = k.spans;
+      if (i != 0) std::rotate(kept.begin(), kept.begin() + i, kept.begin() + i + 1);
+      return *spans_;
+    }
   }
-  return last;
+  auto t = std::make_shared<Spans>();
+  t->positions = m_;
+  t->blocks = n_;
+  if (m_ > 1) {
+    t->last_real_round = n_ - 1;  // the root's last send
+    const bool exact = m_ - 1 <= kExactSpans;
+    const int held = exact ? m_ - 1 : kSampledSpans;
+    for (int i = 0; i < held; ++i) {
+      const int v = 1 + static_cast<int>(static_cast<int64_t>(i) * (m_ - 1) / held);
+      const Timing tm = timing(v);
+      if (!exact) t->v.push_back(v);
+      t->span.push_back({tm.first, tm.last});
+      t->last_real_round = std::max(t->last_real_round, tm.last);
+    }
+  }
+  std::rotate(kept.rbegin(), kept.rbegin() + 1, kept.rend());  // the oldest goes
+  kept[0] = Kept{epoch, t};
+  spans_ = std::move(t);
+  return *spans_;
 }
+
+FoldCirculant::Span FoldCirculant::span(int v) const {
+  if (v == 0 || m_ == 1) {
+    const Timing tm = timing(v);
+    return {tm.first, tm.last};
+  }
+  const Spans& t = spans();
+  if (t.v.empty()) return t.span[v - 1];
+  const auto it = std::lower_bound(t.v.begin(), t.v.end(), v);
+  if (it != t.v.end() && *it == v) return t.span[it - t.v.begin()];
+  const Timing tm = timing(v);
+  return {tm.first, tm.last};
+}
+
+int FoldCirculant::last_real_round() const { return m_ == 1 ? -1 : spans().last_real_round; }
 
 ResultStream result_stream(const FoldCirculant& c, int blocks) {
   ResultStream s;

@@ -15,6 +15,7 @@
 // to the root.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -74,9 +75,24 @@ class FoldCirculant {
   // than 512 (every position receives in the final rounds of a round-optimal broadcast).
   int last_real_round() const;
 
+  // timing(v).first and .last. The estimates read them for every position (up to 512, else for
+  // the 256 evenly spaced v = 1 + i (M - 1) / 256) on every new arrival pattern and every
+  // candidate count of late ranks, though they depend on (M, n) alone: they come from a table of
+  // those positions kept per thread for the last few (M, n) (other positions are computed).
+  struct Span {
+    int first = -1, last = -1;
+  };
+  Span span(int v) const;
+
+  // The table behind span() and last_real_round().
+  struct Spans;
+
  private:
+  const Spans& spans() const;
+
   int m_, n_, nv_, rounds_, x_;
   circulant::Skips sk_;
+  mutable std::shared_ptr<const Spans> spans_;
 };
 
 // The arrival plan of late-fold: PRR's plan taken with p blocks (arrival order, ties by rank, and

@@ -106,7 +106,7 @@ void FoldTail::estimate(const GeneratorInput& in, const std::vector<double>& a, 
                     tr.at(1);  // block 0 at the relay
   finish[l_.rank_at[0]] = s2 + tr.at(n);
   if (positions <= kExactPositions) {
-    for (int v = 1; v < positions; ++v) finish[l_.rank_at[v]] = s2 + tr.at(c_.timing(v).last + 1);
+    for (int v = 1; v < positions; ++v) finish[l_.rank_at[v]] = s2 + tr.at(c_.span(v).last + 1);
   } else {
     // Each position's last round costs O(log p) to find; over thousands of positions and up to
     // eight candidate counts of late ranks that is what the whole plan costs. The mean over
@@ -115,7 +115,7 @@ void FoldTail::estimate(const GeneratorInput& in, const std::vector<double>& a, 
     for (int i = 0; i < kSampledPositions; ++i) {
       const int v = 1 +
                     static_cast<int>(static_cast<int64_t>(i) * (positions - 1) / kSampledPositions);
-      sum += tr.at(c_.timing(v).last + 1);
+      sum += tr.at(c_.span(v).last + 1);
     }
     for (int v = 1; v < positions; ++v) finish[l_.rank_at[v]] = s2 + sum / kSampledPositions;
   }

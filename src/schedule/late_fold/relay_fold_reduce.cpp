@@ -46,7 +46,7 @@ double early_timing(const GeneratorInput& in, const std::vector<int>& group, int
   // positions; at scale every position is busy to the pipeline's end and has next to none.
   double start = a[group[0]];
   for (int v = 1; v < m; ++v) {
-    const double slack = m <= 512 ? (slots - 1 - c.timing(v).last) * scale * round : 0.0;
+    const double slack = m <= 512 ? (slots - 1 - c.span(v).last) * scale * round : 0.0;
     start = std::max(start, a[group[v]] - std::max(0.0, slack));
   }
   finish[group[0]] = start + reduce_rounds(c) * round;
@@ -56,7 +56,7 @@ double early_timing(const GeneratorInput& in, const std::vector<int>& group, int
   double sum = 0;
   for (int i = 0; i < sampled; ++i) {
     const int v = 1 + static_cast<int>(static_cast<int64_t>(i) * (m - 1) / sampled);
-    sum += std::max(1.0, (slots - std::max(c.timing(v).first, 0)) * scale) * round;
+    sum += std::max(1.0, (slots - std::max(c.span(v).first, 0)) * scale) * round;
   }
   for (int v = 1; v < m; ++v) finish[group[v]] = std::max(a[group[v]], start + sum / sampled);
   return finish[group[0]];

@@ -20,6 +20,9 @@ struct ReducePlan {
   const AlgorithmInfo* row = nullptr;
 };
 
+// The leaders' row is chosen with each candidate at its own block count, whatever the call's (as
+// two-level-rsag's): so the block count a call is prepared with and the estimate, key and schedule
+// made with that count read one plan, and a new pattern builds it once.
 ReducePlan build_reduce_plan(const GeneratorInput& in) {
   ReducePlan rp;
   rp.nodes = two_level_plan(in, true, reduce_root(in));
@@ -29,11 +32,21 @@ ReducePlan build_reduce_plan(const GeneratorInput& in) {
   return rp;
 }
 
-// Built once per input and thread (plan_memo.hpp): the block count, the estimate, the key and the
-// schedule of a call all read it.
+// Built once per input and thread (plan_memo.hpp), whatever its block count.
 std::shared_ptr<const ReducePlan> reduce_plan(const GeneratorInput& in) {
-  thread_local PlanMemo<ReducePlan> memo;
-  return memo.get(in, build_reduce_plan);
+  thread_local PlanMemo<ReducePlan, /*kReadsBlocks=*/false> memo;
+  return memo.get(in, [](const GeneratorInput& g) {
+    GeneratorInput any_blocks = g;
+    any_blocks.blocks = 0;
+    return build_reduce_plan(any_blocks);
+  });
+}
+
+// The leaders' phase with the call's blocks.
+GeneratorInput leaders_with_blocks(const ReducePlan& rp, const GeneratorInput& in) {
+  GeneratorInput g = rp.leaders;
+  g.blocks = in.blocks;
+  return g;
 }
 
 }  // namespace
@@ -45,7 +58,7 @@ void two_level_reduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   const TwoLevelPlan& plan = rp.nodes;
   const int64_t ra = emit_node_reduces(in, plan, out);
   if (plan.nodes > 1)
-    emit_phase(rp.row->generate, rp.leaders,
+    emit_phase(rp.row->generate, leaders_with_blocks(rp, in),
                GroupPhase{.members = plan.leader, .first_round = ra, .stride = 1, .block_map = {}},
                out);
 }
@@ -53,13 +66,11 @@ void two_level_reduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
 std::string two_level_reduce_arrival_key(const GeneratorInput& in) {
   const std::shared_ptr<const ReducePlan> kept = reduce_plan(in);
   const ReducePlan& rp = *kept;
-  return two_level_key(rp.nodes, *rp.row, rp.leaders);
+  return two_level_key(rp.nodes, *rp.row, leaders_with_blocks(rp, in));
 }
 
 int two_level_reduce_blocks(const GeneratorInput& in) {
-  GeneratorInput own = in;
-  own.blocks = 0;  // each candidate with its own count
-  const std::shared_ptr<const ReducePlan> kept = reduce_plan(own);
+  const std::shared_ptr<const ReducePlan> kept = reduce_plan(in);
   const ReducePlan& rp = *kept;
   return default_block_count(*rp.row, rp.leaders);
 }
@@ -73,7 +84,8 @@ double two_level_reduce_predict(const GeneratorInput& in) {
   const TwoLevelPlan& plan = rp.nodes;
   const NodeSums sums = node_sums(in, plan);
   const std::vector<double> a = estimate::arrivals_of(in);
-  const std::vector<double> lf = leaders_finish(plan, sums.ready, *rp.row, rp.leaders);
+  const std::vector<double> lf =
+      leaders_finish(plan, sums.ready, *rp.row, leaders_with_blocks(rp, in));
   std::vector<double> done(sums.sent);
   for (int k = 0; k < plan.nodes; ++k) done[plan.leader[k]] = std::max(lf[k], a[plan.leader[k]]);
   return estimate::mean_elapsed(done, a);

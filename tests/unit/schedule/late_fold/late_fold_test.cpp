@@ -11,6 +11,7 @@
 
 #include "schedule/clairvoyant/finish_rounds.hpp"
 #include "schedule/late_fold/late_fold.hpp"
+#include "schedule/plan_memo.hpp"
 #include "schedule/schedule_sink.hpp"
 #include "select/selection.hpp"
 #include "test_schedules.hpp"
@@ -65,6 +66,33 @@ TEST(FoldCirculant, RootSendsEveryBlockOnceAndEveryPositionGetsEveryBlockOnce) {
         ASSERT_EQ(tm.last, last) << "m=" << m << " n=" << n << " v=" << v;
       }
     }
+}
+
+// The kept table of first and last rounds reads as the schedules do, at every shape: all positions
+// up to 513, sampled ones above (and any other position computed), whichever shape comes first,
+// and after forget_plans.
+TEST(FoldCirculant, SpansAreTheTimingsOfEveryPosition) {
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int m : {2, 3, 17, 64, 512, 513, 514, 700, 1023, 1024, 3000})
+      for (int n : {1, 7, 64, 300}) {
+        const FoldCirculant c(m, n);
+        for (int v = 0; v < m; ++v) {
+          const FoldCirculant::Timing tm = c.timing(v);
+          const FoldCirculant::Span s = c.span(v);
+          ASSERT_EQ(s.first, tm.first) << "m=" << m << " n=" << n << " v=" << v;
+          ASSERT_EQ(s.last, tm.last) << "m=" << m << " n=" << n << " v=" << v;
+        }
+        // Every position's last round up to 513 positions, 256 evenly spaced ones above.
+        int last = n - 1;
+        const int held = m - 1 <= 512 ? m - 1 : 256;
+        for (int i = 0; i < held; ++i)
+          last = std::max(last, c.timing(1 + static_cast<int>(int64_t{i} * (m - 1) / held)).last);
+        ASSERT_EQ(c.last_real_round(), last) << "m=" << m << " n=" << n;
+        // A second object of the same shape reads the kept table.
+        ASSERT_EQ(FoldCirculant(m, n).last_real_round(), c.last_real_round());
+      }
+    forget_plans();
+  }
 }
 
 GeneratorInput gige_input(const AlgorithmInfo& a, int p, std::vector<double> arrivals,
