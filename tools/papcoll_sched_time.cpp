@@ -62,6 +62,7 @@ struct RankFigures {
   int rank = 0;
   double first_us = 0, repeat_us = 0;
   long long bytes = 0, allocations = 0, peak = 0;
+  long long kept = 0;  // live after the first call, measured on the first rank timed
   size_t steps = 0, ops = 0;
   long long schedule_bytes = 0;
   // Ops whose blocks a rule names (schedule.hpp, BlockRule), and the time to list them all as the
@@ -87,7 +88,11 @@ double listing_us(const AlgorithmInfo& algo, const GeneratorInput& in, int rank)
   return us;
 }
 
-RankFigures time_rank(const AlgorithmInfo& algo, const GeneratorInput& in, int rank, int calls) {
+// `first_in_process`: nothing is kept yet, so what the first call leaves allocated once its
+// schedule is gone is what the memos keep of one pattern (later calls' evictions free the
+// entries of earlier ones while counting).
+RankFigures time_rank(const AlgorithmInfo& algo, const GeneratorInput& in, int rank, int calls,
+                      bool first_in_process) {
   RankFigures f;
   f.rank = rank;
   std::vector<double> first, repeat;
@@ -97,17 +102,22 @@ RankFigures time_rank(const AlgorithmInfo& algo, const GeneratorInput& in, int r
     clairvoyant::clear_finish_rounds();
     forget_plans();
     if (count) AllocationCounter::start();
-    const double t0 = thread_seconds();
-    RankSchedule rs = generate_rank(algo, in, rank);
-    first.push_back((thread_seconds() - t0) * 1e6);
+    {
+      const double t0 = thread_seconds();
+      RankSchedule rs = generate_rank(algo, in, rank);
+      first.push_back((thread_seconds() - t0) * 1e6);
+      if (count) {
+        f.bytes = AllocationCounter::bytes();
+        f.allocations = AllocationCounter::allocations();
+        f.peak = AllocationCounter::peak();
+        f.steps = rs.steps.size();
+        f.ops = rs.ops.size();
+        f.schedule_bytes = rs.bytes();
+      }
+    }
     if (count) {
+      if (first_in_process) f.kept = AllocationCounter::live();
       AllocationCounter::stop();
-      f.bytes = AllocationCounter::bytes();
-      f.allocations = AllocationCounter::allocations();
-      f.peak = AllocationCounter::peak();
-      f.steps = rs.steps.size();
-      f.ops = rs.ops.size();
-      f.schedule_bytes = rs.bytes();
     }
   }
   // A repeated call: the key of the call's input and the cache lookup that finds it.
@@ -147,10 +157,11 @@ void AllocationCounter::stop() { g_counting = false; }
 long long AllocationCounter::bytes() { return g_bytes; }
 long long AllocationCounter::allocations() { return g_allocations; }
 long long AllocationCounter::peak() { return g_peak; }
+long long AllocationCounter::live() { return g_live; }
 
 int run(const AlgorithmInfo& algo, const GeneratorInput& in, const Options& opt) {
   std::vector<RankFigures> all;
-  for (int r : opt.ranks) all.push_back(time_rank(algo, in, r, opt.calls));
+  for (int r : opt.ranks) all.push_back(time_rank(algo, in, r, opt.calls, all.empty()));
   // Several ranks: the slowest first call is the figure (every rank must have its schedule).
   const RankFigures& worst =
       *std::max_element(all.begin(), all.end(), [](const RankFigures& a, const RankFigures& b) {
@@ -189,6 +200,7 @@ int run(const AlgorithmInfo& algo, const GeneratorInput& in, const Options& opt)
     doc["allocated_bytes"] = m.bytes;
     doc["allocations"] = m.allocations;
     doc["peak_bytes"] = m.peak;
+    doc["kept_bytes"] = all.front().kept;
     doc["steps"] = m.steps;
     doc["ops"] = m.ops;
     doc["schedule_bytes"] = m.schedule_bytes;
@@ -213,6 +225,8 @@ int run(const AlgorithmInfo& algo, const GeneratorInput& in, const Options& opt)
     o << line;
     o << "allocated     " << m.bytes << " bytes in " << m.allocations << " allocations (peak "
       << m.peak << " bytes live)\n";
+    o << "kept          " << all.front().kept << " bytes after the first call (rank "
+      << all.front().rank << "; what the row's memos hold of one pattern)\n";
     o << "schedule      " << m.steps << " steps, " << m.ops << " ops, " << m.schedule_bytes
       << " bytes" << (m.rule_ops > 0 ? " (rule-named blocks counted listed)" : "") << "\n";
     if (m.rule_ops > 0 && !m.listed) {

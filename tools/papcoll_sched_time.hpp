@@ -29,6 +29,7 @@ struct AllocationCounter {
   static long long bytes();        // allocated since start()
   static long long allocations();  // calls since start()
   static long long peak();         // highest live bytes above the level at start()
+  static long long live();         // live bytes above the level at start()
 };
 
 }  // namespace papcoll::sched_time
