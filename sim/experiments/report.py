@@ -908,7 +908,7 @@ def nodes_section(doc, png):
              "the reductions, 4 MiB and 16 KiB broadcasts, a 4 MiB all-gatherv; `--alpha 2.2e-05 "
              "--beta 8e-09` (the links between nodes; papcoll measures those inside a node, "
              "docs/calibration.md), computation charged, 2 measured iterations after 1 warm-up "
-             "(10 for the 16 KiB broadcast; at gige-64x16, 20 for it and 4 for the 4 MiB one), in an "
+             "(10 for the 16 KiB broadcast; at gige-64x16, 40 for it and 4 for the 4 MiB one), in an "
              "order drawn anew each iteration. "
              "`native` is SMPI's `ompi` selector. `auto`/library and `auto`/best: ratios of mean "
              "elapsed time in the same simulation (below 1: `auto` faster); best: papcoll's fastest "
