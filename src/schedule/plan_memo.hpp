@@ -31,7 +31,8 @@ inline std::atomic<uint64_t> epoch{0};
 inline void forget_plans() { plan_memo_detail::epoch.fetch_add(1, std::memory_order_relaxed); }
 
 // kReadsBlocks false: the plan does not depend on the input's block count (inputs that differ in it
-// alone share one plan).
+// alone share one plan), and it is built from the input with no block count (blocks = 0), so that
+// it cannot depend on whichever count the first caller happened to have.
 template <typename Plan, bool kReadsBlocks = true, std::size_t kKept = 4>
 class PlanMemo {
  public:
@@ -51,7 +52,14 @@ class PlanMemo {
         return plan;
       }
     }
-    auto plan = std::make_shared<const Plan>(std::forward<Build>(build)(in));
+    std::shared_ptr<const Plan> plan;
+    if constexpr (kReadsBlocks) {
+      plan = std::make_shared<const Plan>(std::forward<Build>(build)(in));
+    } else {
+      GeneratorInput any_blocks = in;
+      any_blocks.blocks = 0;
+      plan = std::make_shared<const Plan>(std::forward<Build>(build)(any_blocks));
+    }
     std::rotate(entries_.rbegin(), entries_.rbegin() + 1, entries_.rend());  // the oldest goes
     // The layout by identity in same_input: the entry's copy keeps it alive, so a new layout at
     // the same address can never match.

@@ -35,11 +35,7 @@ ReducePlan build_reduce_plan(const GeneratorInput& in) {
 // Built once per input and thread (plan_memo.hpp), whatever its block count.
 std::shared_ptr<const ReducePlan> reduce_plan(const GeneratorInput& in) {
   thread_local PlanMemo<ReducePlan, /*kReadsBlocks=*/false> memo;
-  return memo.get(in, [](const GeneratorInput& g) {
-    GeneratorInput any_blocks = g;
-    any_blocks.blocks = 0;
-    return build_reduce_plan(any_blocks);
-  });
+  return memo.get(in, build_reduce_plan);
 }
 
 // The leaders' phase with the call's blocks.

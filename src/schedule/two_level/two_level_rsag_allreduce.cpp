@@ -174,11 +174,7 @@ RsagPlan build_rsag_plan(const GeneratorInput& in) {
 // The plan of `in` whatever its block count (plan_memo.hpp: built once per call).
 std::shared_ptr<const RsagPlan> rsag_plan(const GeneratorInput& in) {
   thread_local PlanMemo<RsagPlan, /*kReadsBlocks=*/false> memo;
-  return memo.get(in, [](const GeneratorInput& g) {
-    GeneratorInput any_blocks = g;
-    any_blocks.blocks = 0;
-    return build_rsag_plan(any_blocks);
-  });
+  return memo.get(in, build_rsag_plan);
 }
 
 // One piece's all-reduce among the nodes with the call's blocks.

@@ -85,6 +85,14 @@ TEST(PlanMemo, APlanThatReadsNoBlockCountIsSharedAcrossCounts) {
   in.arrivals[2] = 0.5;
   memo.get(in, [&](const GeneratorInput& g) { return build(g); });
   EXPECT_EQ(build.builds, 2);
+  // Built with no block count, whatever the caller's.
+  in.arrivals[2] = 0.75;
+  int built_with = -1;
+  memo.get(in, [&](const GeneratorInput& g) {
+    built_with = g.blocks;
+    return build(g);
+  });
+  EXPECT_EQ(built_with, 0);
 }
 
 TEST(PlanMemo, ForgetPlansMakesEveryMemoBuildAnew) {
