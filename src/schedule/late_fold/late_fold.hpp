@@ -92,6 +92,8 @@ class FoldCirculant {
 
   int m_, n_, nv_, rounds_, x_;
   circulant::Skips sk_;
+  // Filled on first use: a FoldCirculant is one thread's (estimates and generators make their
+  // own), so the lazy fill needs no lock.
   mutable std::shared_ptr<const Spans> spans_;
 };
 
