@@ -28,5 +28,25 @@ if [[ ${SMPI_LOG:-} != verbose ]]; then
   quiet=(--log=xbt_cfg.thres:warning --log=smpi_coll.thres:warning
          --log=smpi_colls.thres:warning --log=smpi_kernel.thres:error)
 fi
+# Every simulated rank is a thread of one process, so they share glibc's heap, and SMPI charges a
+# rank the CPU time of its own malloc and free. With glibc's fastbins a request that is not small
+# first consolidates every small chunk that any rank has freed (malloc_consolidate), so the charge
+# grows with the number of ranks and lands, milliseconds at a time, on whichever rank asked: a
+# cost of simulating 1024 processes in one heap that no cluster has (docs/smpi.md,
+# "Computation"). Without fastbins a small free goes to the thread cache (one for all ranks) or
+# straight back to the bins, and no request walks the others' garbage.
+export GLIBC_TUNABLES="${GLIBC_TUNABLES:+$GLIBC_TUNABLES:}glibc.malloc.mxfast=0"
+# SMPI's file behind folded allocations goes to /dev/shm rather than a disk /tmp
+# (sim/shmalloc_tmpfs.c says why), built once per version of that file.
+shim_src="$(dirname "$0")/shmalloc_tmpfs.c"
+if [[ -d /dev/shm && -w /dev/shm ]] && command -v cc >/dev/null; then
+  shim_dir="${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/papcoll"
+  shim="$shim_dir/shmalloc_tmpfs-$(cksum <"$shim_src" | cut -d' ' -f1).so"
+  if [[ ! -f $shim ]]; then
+    mkdir -p "$shim_dir"
+    cc -shared -fPIC -O2 -o "$shim.$$" "$shim_src" -ldl && mv "$shim.$$" "$shim"
+  fi
+  export LD_PRELOAD="$shim${LD_PRELOAD:+:$LD_PRELOAD}"
+fi
 read -r -a flags <<<"${SMPIRUN_FLAGS:-}"
 exec smpirun "${flags[@]}" -platform "$platform" -hostfile "$hosts" -np "$np" "${quiet[@]}" "$@"

@@ -41,6 +41,51 @@ for platform in gige-128 gige-512 gige-1024 gige-8x6 gige-16x8 gige-64x16 opa-32
   run "$platform" --op allreduce --algo ring,prr
 done
 
+# sim/run.sh preloads sim/shmalloc_tmpfs.c so that SMPI's file behind folded allocations lives on
+# /dev/shm (docs/smpi.md, "Computation"): SMPI's template must come back as an unlinked file
+# there, any other template as the caller asked; then a folded simulation through sim/run.sh.
+if [[ -d /dev/shm && -w /dev/shm ]]; then
+  echo "-- shmalloc_tmpfs preload, then gige-48 with folded allocations"
+  shim_dir=$(mktemp -d /tmp/papcoll-smoke-shim-XXXXXX)
+  trap 'rm -f "$model"; rm -rf "$shim_dir"' EXIT
+  cc -shared -fPIC -O2 -o "$shim_dir/shim.so" sim/shmalloc_tmpfs.c -ldl
+  cat >"$shim_dir/check.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+static int where(const char* template_name, char* target, size_t size) {
+  char name[64], link[64];
+  snprintf(name, sizeof name, "%s", template_name);
+  const int fd = mkstemp(name);
+  if (fd < 0) return -1;
+  snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  const ssize_t n = readlink(link, target, size - 1);
+  target[n < 0 ? 0 : n] = '\0';
+  unlink(name); /* the template as mkstemp left it: gone already where the preload took it */
+  close(fd);
+  return 0;
+}
+int main(void) {
+  char smpi[256], other[256];
+  if (where("/tmp/simgrid-shmalloc-XXXXXX", smpi, sizeof smpi) != 0) return 2;
+  if (where("/tmp/papcoll-smoke-other-XXXXXX", other, sizeof other) != 0) return 2;
+  printf("%s\n%s\n", smpi, other);
+  return strncmp(smpi, "/dev/shm/simgrid-shmalloc-", 26) == 0 && strstr(smpi, "(deleted)") &&
+                 strncmp(other, "/tmp/papcoll-smoke-other-", 25) == 0
+             ? 0
+             : 1;
+}
+EOF
+  cc -O2 -o "$shim_dir/check" "$shim_dir/check.c"
+  LD_PRELOAD="$shim_dir/shim.so" "$shim_dir/check" || {
+    echo "smoke: sim/shmalloc_tmpfs.c did not move SMPI's file to /dev/shm (or moved another)" >&2
+    exit 1
+  }
+  timeout 300 sim/run.sh gige-48 16 "$bench" --op allreduce --size 1M --iters 1 --warmup 1 \
+    --no-check --quiet --cfg=smpi/auto-shared-malloc-thresh:65536 >/dev/null
+fi
+
 # The monitor thread does not exist under SMPI: papcoll-bench must say so and exit 1.
 echo "-- gige-48: papcoll-bench --pat monitor (must fail cleanly)"
 out=$(timeout 60 sim/run.sh gige-48 4 "$bench" --size 1K --iters 1 --pat monitor 2>&1) && {
