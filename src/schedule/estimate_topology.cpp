@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <limits>
+#include <utility>
 
 namespace papcoll::estimate {
 
@@ -69,36 +70,59 @@ double lockstep_step_time(const GeneratorInput& in, const std::vector<int>& to,
   return step.time();
 }
 
-std::vector<double> butterfly_finish(const GeneratorInput& in, const std::vector<int>& real,
-                                     const std::vector<ButterflyStep>& steps,
-                                     std::vector<double> ready) {
+std::vector<double> butterfly_durations(const GeneratorInput& in, const std::vector<int>& real,
+                                        const std::vector<ButterflyStep>& steps) {
   const int n = static_cast<int>(real.size());
   const NodeLinks links(in);
   LockstepStep step(links);
-  std::vector<double> next(ready.size());
-  for (const ButterflyStep& k : steps) {
+  std::vector<double> durations(steps.size() * static_cast<size_t>(n), 0.0);
+  for (size_t k = 0; k < steps.size(); ++k) {
+    const ButterflyStep& s = steps[k];
     step.clear();
     if (!links.one_rank_per_node())
       for (int v = 0; v < n; ++v)
-        if ((v ^ k.mask) < n)
-          step.add(real[static_cast<size_t>(v)], real[static_cast<size_t>(v ^ k.mask)], k.bytes);
+        if ((v ^ s.mask) < n)
+          step.add(real[static_cast<size_t>(v)], real[static_cast<size_t>(v ^ s.mask)], s.bytes);
     for (int v = 0; v < n; ++v) {
-      const int w = v ^ k.mask;
+      const int w = v ^ s.mask;
+      if (w >= n) continue;
+      const int a = real[static_cast<size_t>(v)], b = real[static_cast<size_t>(w)];
+      durations[k * static_cast<size_t>(n) + static_cast<size_t>(v)] =
+          links.one_rank_per_node()
+              ? links.message(a, b, s.bytes)
+              : std::max(step.transfer_time(a, b, s.bytes), step.transfer_time(b, a, s.bytes));
+    }
+  }
+  return durations;
+}
+
+std::vector<double> butterfly_finish(const std::vector<double>& durations,
+                                     const std::vector<ButterflyStep>& steps, double gamma,
+                                     std::vector<double> ready) {
+  const int n = static_cast<int>(ready.size());
+  std::vector<double> next(ready.size());
+  for (size_t k = 0; k < steps.size(); ++k) {
+    const ButterflyStep& s = steps[k];
+    for (int v = 0; v < n; ++v) {
+      const int w = v ^ s.mask;
       if (w >= n) {
         next[static_cast<size_t>(v)] = ready[static_cast<size_t>(v)];
         continue;
       }
-      const int a = real[static_cast<size_t>(v)], b = real[static_cast<size_t>(w)];
-      const double d = links.one_rank_per_node() ? links.message(a, b, k.bytes)
-                                                 : std::max(step.transfer_time(a, b, k.bytes),
-                                                            step.transfer_time(b, a, k.bytes));
       next[static_cast<size_t>(v)] =
-          std::max(ready[static_cast<size_t>(v)], ready[static_cast<size_t>(w)]) + d +
-          in.cost.gamma * k.reduced;
+          std::max(ready[static_cast<size_t>(v)], ready[static_cast<size_t>(w)]) +
+          durations[k * static_cast<size_t>(n) + static_cast<size_t>(v)] + gamma * s.reduced;
     }
     ready.swap(next);
   }
   return ready;
+}
+
+std::vector<double> butterfly_finish(const GeneratorInput& in, const std::vector<int>& real,
+                                     const std::vector<ButterflyStep>& steps,
+                                     std::vector<double> ready) {
+  return butterfly_finish(butterfly_durations(in, real, steps), steps, in.cost.gamma,
+                          std::move(ready));
 }
 
 std::vector<double> ring_hop_times(const GeneratorInput& in, const std::vector<int>& order,

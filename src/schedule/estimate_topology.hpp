@@ -93,6 +93,15 @@ struct ButterflyStep {
 std::vector<double> butterfly_finish(const GeneratorInput& in, const std::vector<int>& real,
                                      const std::vector<ButterflyStep>& steps,
                                      std::vector<double> ready);
+// butterfly_finish in two parts. The transfer times depend on the layout, the ranks and the steps,
+// not on when anybody arrives, and they are most of the work (the step's transfers through each
+// node's link, O(n log n)): a caller that weighs many arrival patterns on one layout keeps them.
+// Entry k * n + v is step k's time of virtual rank v's swap with v ^ mask; steps x n entries.
+std::vector<double> butterfly_durations(const GeneratorInput& in, const std::vector<int>& real,
+                                        const std::vector<ButterflyStep>& steps);
+std::vector<double> butterfly_finish(const std::vector<double>& durations,
+                                     const std::vector<ButterflyStep>& steps, double gamma,
+                                     std::vector<double> ready);
 
 // A ring over the ranks in `order` (position x sends to position x + 1, mod p), every hop
 // carrying `bytes` at once: the time of each hop (from order[x] to order[x + 1]). A hop inside a

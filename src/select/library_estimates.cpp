@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
+#include <utility>
 
 #include "model/node_layout.hpp"
 #include "schedule/estimate_topology.hpp"
@@ -80,10 +82,34 @@ double fold_step(const NodeLinks& links, const Butterfly& b, double bytes, bool 
   return s.time();
 }
 
+// Which steps a butterfly runs (with b.keep_even and the input's p and bytes they are all of it).
+enum class ButterflySteps : uint64_t { doubling = 1, halving = 2, halving_gather = 3 };
+
+// The butterfly's transfer times (estimate::butterfly_durations), kept per layout: `auto` weighs
+// the library on every new arrival pattern, and on 64 nodes of 16 these were about half of
+// choosing an all-reduce. Kept up to kKeptDurations entries (1 MB; p = 4096 fits), so a thread
+// holds at most 3 MB of them; larger butterflies are costed afresh.
+constexpr size_t kKeptDurations = size_t{1} << 17;
+
+std::shared_ptr<const std::vector<double>> butterfly_durations_of(
+    const Ctx& c, const Butterfly& b, ButterflySteps kind, const std::vector<int>& real,
+    const std::vector<estimate::ButterflyStep>& steps) {
+  auto build = [&](const GeneratorInput&) {
+    return estimate::butterfly_durations(c.in, real, steps);
+  };
+  if (real.size() * steps.size() > kKeptDurations)
+    return std::make_shared<const std::vector<double>>(build(c.in));
+  thread_local PlanMemo<std::vector<double>, false, 3> memo;
+  GeneratorInput layout = c.in;  // what the times read: not the arrivals
+  layout.arrivals.clear();
+  return memo.get(layout, build, {static_cast<uint64_t>(kind), b.keep_even ? 1u : 0u});
+}
+
 // Every rank's finish when the pairs fold (pre), the kept ranks run the butterfly `steps` pair by
 // pair (estimate::butterfly_finish), and the pairs unfold (post).
 std::vector<double> folded_butterfly(const Ctx& c, const Butterfly& b,
                                      const std::vector<double>& ready, double pre,
+                                     ButterflySteps kind,
                                      const std::vector<estimate::ButterflyStep>& steps,
                                      double post) {
   std::vector<int> real(static_cast<size_t>(b.pof2));
@@ -95,7 +121,8 @@ std::vector<double> folded_butterfly(const Ctx& c, const Butterfly& b,
                                                     pre
                                               : ready[static_cast<size_t>(b.real(v))];
   }
-  const std::vector<double> done = estimate::butterfly_finish(c.in, real, steps, start);
+  const std::vector<double> done = estimate::butterfly_finish(
+      *butterfly_durations_of(c, b, kind, real, steps), steps, c.gamma(), std::move(start));
   std::vector<double> finish(static_cast<size_t>(b.p));
   for (int v = 0; v < b.pof2; ++v)
     finish[static_cast<size_t>(b.real(v))] = done[static_cast<size_t>(v)] + (v < b.rem ? post : 0);
@@ -126,7 +153,8 @@ std::vector<double> recursive_doubling(const Ctx& c, const std::vector<double>& 
   std::vector<estimate::ButterflyStep> steps;
   for (int mask = 1; mask < b.pof2; mask <<= 1) steps.push_back({mask, m, m});
   const double pre = b.rem > 0 ? fold_step(c.links, b, m, true) + c.gamma() * m : 0;
-  return folded_butterfly(c, b, ready, pre, steps, fold_step(c.links, b, m, false));
+  return folded_butterfly(c, b, ready, pre, ButterflySteps::doubling, steps,
+                          fold_step(c.links, b, m, false));
 }
 
 std::vector<double> rabenseifner(const Ctx& c, const std::vector<double>& ready, bool ompi_fold) {
@@ -140,8 +168,8 @@ std::vector<double> rabenseifner(const Ctx& c, const std::vector<double>& ready,
     else
       pre = fold_step(c.links, b, m, true) + g * m;
   }
-  return folded_butterfly(c, b, ready, pre, halving_steps(b.pof2, m, true),
-                          fold_step(c.links, b, m, false));
+  return folded_butterfly(c, b, ready, pre, ButterflySteps::halving_gather,
+                          halving_steps(b.pof2, m, true), fold_step(c.links, b, m, false));
 }
 
 std::vector<double> ring_allreduce(const Ctx& c, const std::vector<double>& ready) {
@@ -302,8 +330,8 @@ std::vector<double> reduce_scatter_gather(const Ctx& c, const std::vector<double
   const double m = c.m();
   const double pre = b.rem > 0 ? fold_step(c.links, b, m, true) + c.gamma() * m : 0;
   // Every kept rank holds its piece at `finish`.
-  std::vector<double> finish =
-      folded_butterfly(c, b, ready, pre, halving_steps(b.pof2, m, false), 0);
+  std::vector<double> finish = folded_butterfly(c, b, ready, pre, ButterflySteps::halving,
+                                                halving_steps(b.pof2, m, false), 0);
   for (int i = 0; i < b.rem; ++i) {  // a folded rank is done once its vector is handed on
     const int f = b.folded(i), k = b.kept(i);
     finish[static_cast<size_t>(f)] =
