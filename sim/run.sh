@@ -43,10 +43,11 @@ if [[ -d /dev/shm && -w /dev/shm ]] && command -v cc >/dev/null; then
   shim_dir="${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/papcoll"
   shim="$shim_dir/shmalloc_tmpfs-$(cksum <"$shim_src" | cut -d' ' -f1).so"
   if [[ ! -f $shim ]]; then
-    mkdir -p "$shim_dir"
-    cc -shared -fPIC -O2 -o "$shim.$$" "$shim_src" -ldl && mv "$shim.$$" "$shim"
+    { mkdir -p "$shim_dir" && cc -shared -fPIC -O2 -o "$shim.$$" "$shim_src" -ldl &&
+        mv "$shim.$$" "$shim"; } 2>/dev/null ||
+      echo "$0: could not build $shim_src into $shim_dir; SMPI's file stays in /tmp" >&2
   fi
-  export LD_PRELOAD="$shim${LD_PRELOAD:+:$LD_PRELOAD}"
+  [[ -f $shim ]] && export LD_PRELOAD="$shim${LD_PRELOAD:+:$LD_PRELOAD}"
 fi
 read -r -a flags <<<"${SMPIRUN_FLAGS:-}"
 exec smpirun "${flags[@]}" -platform "$platform" -hostfile "$hosts" -np "$np" "${quiet[@]}" "$@"
