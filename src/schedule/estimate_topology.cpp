@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <deque>
 #include <limits>
-#include <utility>
 
 namespace papcoll::estimate {
 
@@ -116,13 +115,6 @@ std::vector<double> butterfly_finish(const std::vector<double>& durations,
     ready.swap(next);
   }
   return ready;
-}
-
-std::vector<double> butterfly_finish(const GeneratorInput& in, const std::vector<int>& real,
-                                     const std::vector<ButterflyStep>& steps,
-                                     std::vector<double> ready) {
-  return butterfly_finish(butterfly_durations(in, real, steps), steps, in.cost.gamma,
-                          std::move(ready));
 }
 
 std::vector<double> ring_hop_times(const GeneratorInput& in, const std::vector<int>& order,

@@ -83,20 +83,16 @@ struct ButterflyStep {
   double bytes;
   double reduced = 0;
 };
-// Each virtual rank's finish after `steps` among n = real.size() virtual ranks (v is rank
-// real[v]; n a power of two), entering at ready[v]. A pair starts a step once both have finished
-// the previous one, not when the whole step has: a pair whose transfers stay inside a node runs
-// ahead of pairs that share a node's link, as in SimGrid, where the ranks of a butterfly drift
-// apart (8 nodes of 6 ranks, Rabenseifner's 1M floats: 123 ms this way, 172 as whole lockstep
-// steps, 125.6 simulated). A transfer takes its time in its step's LockstepStep (the step's
-// transfers through one node's link share it). O(n log n).
-std::vector<double> butterfly_finish(const GeneratorInput& in, const std::vector<int>& real,
-                                     const std::vector<ButterflyStep>& steps,
-                                     std::vector<double> ready);
-// butterfly_finish in two parts. The transfer times depend on the layout, the ranks and the steps,
-// not on when anybody arrives, and they are most of the work (the step's transfers through each
-// node's link, O(n log n)): a caller that weighs many arrival patterns on one layout keeps them.
-// Entry k * n + v is step k's time of virtual rank v's swap with v ^ mask; steps x n entries.
+// A butterfly in two parts. butterfly_durations: every step's transfer times among n =
+// real.size() virtual ranks (v is rank real[v]; n a power of two); entry k * n + v is step k's
+// time of v's swap with v ^ mask. A transfer takes its time in its step's LockstepStep (the step's
+// transfers through one node's link share it), O(n log n); the times depend on the layout, the
+// ranks and the steps, not on when anybody arrives, so a caller that weighs many arrival patterns
+// on one layout keeps them. butterfly_finish: each virtual rank's finish, entering at ready[v],
+// O(n log n) additions. A pair starts a step once both have finished the previous one, not when
+// the whole step has: a pair whose transfers stay inside a node runs ahead of pairs that share a
+// node's link, as in SimGrid, where the ranks of a butterfly drift apart (8 nodes of 6 ranks,
+// Rabenseifner's 1M floats: 123 ms this way, 172 as whole lockstep steps, 125.6 simulated).
 std::vector<double> butterfly_durations(const GeneratorInput& in, const std::vector<int>& real,
                                         const std::vector<ButterflyStep>& steps);
 std::vector<double> butterfly_finish(const std::vector<double>& durations,
