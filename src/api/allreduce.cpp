@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "api/reduction_call.hpp"
+#include "error/hot_path.hpp"
 #include "executor/executor.hpp"
 #include "executor/shared_transport.hpp"
 
@@ -18,7 +19,7 @@ class AllreduceCall final : public ReductionCall {
   AllreduceCall(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op)
       : ReductionCall(sendbuf, recvbuf, count, datatype, op, -1) {}
 
-  ArgProblem check(CollectiveCall& call) override {
+  PAPCOLL_HOT ArgProblem check(CollectiveCall& call) override {
     ArgProblem pr = check_common(call);
     if (!pr.ok() || count_ == 0) return pr;
     if (recvbuf_ == nullptr)
@@ -47,7 +48,7 @@ class AllreduceCall final : public ReductionCall {
     return own_data_missing_ ? DataReaders::all : DataReaders::none;
   }
 
-  int run_native(CollectiveCall& call) override {
+  PAPCOLL_HOT int run_native(CollectiveCall& call) override {
     const int rc = MPI_Allreduce(sendbuf_, recvbuf_, count_, datatype_, op_, call.context().comm);
     return rc == MPI_SUCCESS ? PAPCOLL_SUCCESS : call.mpi_error({rc, "MPI_Allreduce"});
   }
@@ -85,9 +86,9 @@ class AllreduceCall final : public ReductionCall {
 }  // namespace
 }  // namespace papcoll
 
-extern "C" int papcoll_allreduce(const void* sendbuf, void* recvbuf, int count,
-                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                 const papcoll_options* opt) {
+extern "C" PAPCOLL_HOT int papcoll_allreduce(const void* sendbuf, void* recvbuf, int count,
+                                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                             const papcoll_options* opt) {
   const double entry_time = papcoll::entry_clock(opt);  // before anything else
   return papcoll::guarded_call(papcoll::kAllreduceWho, [&] {
     papcoll::AllreduceCall d(sendbuf, recvbuf, count, datatype, op);

@@ -9,6 +9,7 @@
 
 #include "api/call_check.hpp"
 #include "api/collective_call.hpp"
+#include "error/hot_path.hpp"
 #include "observe/call_watch.hpp"
 #include "select/selection.hpp"
 
@@ -55,8 +56,8 @@ void publish_call(observe::CallWatch& w, const CollectiveCall& call, const CallD
 observe::AutoReason auto_reason(const CollectiveCall& call, const AutoChoice& choice);
 
 template <typename Description, typename Own>
-void observe_checked(observe::CallWatch& w, const CollectiveCall& call, const Description& d,
-                     const Own& own) {
+PAPCOLL_HOT void observe_checked(observe::CallWatch& w, const CollectiveCall& call,
+                                 const Description& d, const Own& own) {
   const CallDescriptor cd = d.descriptor();
   w.set_key(d.agreed_bytes(), cd.root);
   if (!w.has_board()) return;
@@ -75,8 +76,8 @@ void observe_checked(observe::CallWatch& w, const CollectiveCall& call, const De
   publish_call(w, call, cd, d.reads_arrivals(), stand_in);
 }
 
-inline void observe_ready(observe::CallWatch& w, const CollectiveCall& call,
-                          const AlgorithmInfo* algo, const AutoChoice& choice) {
+PAPCOLL_HOT inline void observe_ready(observe::CallWatch& w, const CollectiveCall& call,
+                                      const AlgorithmInfo* algo, const AutoChoice& choice) {
   w.ran(algo != nullptr ? algo->name : "native", auto_reason(call, choice), choice.gain);
   const std::vector<double>& predicted = call.predicted().arrivals;
   if (static_cast<int>(predicted.size()) == call.p())

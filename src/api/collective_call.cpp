@@ -7,6 +7,7 @@
 #include "api/arrivals.hpp"
 #include "api/options.hpp"
 #include "calibration/calibrate.hpp"
+#include "error/hot_path.hpp"
 
 namespace papcoll {
 namespace {
@@ -22,16 +23,16 @@ struct LastNetwork {
 thread_local LastNetwork t_last_network;
 }  // namespace
 
-void CollectiveCall::record_algorithm(const AlgorithmInfo* algo) {
+PAPCOLL_HOT void CollectiveCall::record_algorithm(const AlgorithmInfo* algo) {
   t_last_algorithm = algo != nullptr ? algo->name : "native";
 }
 
-void CollectiveCall::record_network(const NetworkParams& comm_params, const CostParams& used,
-                                    NetworkSource source) {
+PAPCOLL_HOT void CollectiveCall::record_network(const NetworkParams& comm_params,
+                                                const CostParams& used, NetworkSource source) {
   t_last_network = LastNetwork{true, comm_params, used, source};
 }
 
-GammaClass gamma_class_of(MPI_Datatype t) {
+PAPCOLL_HOT GammaClass gamma_class_of(MPI_Datatype t) {
   // The common types first: every reduction call asks (about 20 handle compares for a double).
   if (t == MPI_DOUBLE) return GammaClass::float64;
   if (t == MPI_FLOAT) return GammaClass::float32;
@@ -47,9 +48,11 @@ GammaClass gamma_class_of(MPI_Datatype t) {
   return GammaClass::float64;
 }
 
-void CollectiveCall::set_reduction_type(MPI_Datatype unit) { gamma_class_ = gamma_class_of(unit); }
+PAPCOLL_HOT void CollectiveCall::set_reduction_type(MPI_Datatype unit) {
+  gamma_class_ = gamma_class_of(unit);
+}
 
-bool CollectiveCall::reads_network(bool several_per_node) const {
+PAPCOLL_HOT bool CollectiveCall::reads_network(bool several_per_node) const {
   if (p_ < 2 || (!sel_.is_auto && sel_.algo == nullptr)) return false;
   // "auto" of a reduction without arrival times is the MPI library's collective: no costs read
   // (selection.cpp), so a balanced program's small calls never wait for a measurement; except on
@@ -67,7 +70,7 @@ bool CollectiveCall::reads_network(bool several_per_node) const {
   return sg || !(alpha_given_ && beta_given_) || several_per_node;
 }
 
-CollectiveCall::~CollectiveCall() {
+PAPCOLL_HOT CollectiveCall::~CollectiveCall() {
   if (in_monitor_call_) monitor_->exit_call();
 }
 
@@ -91,10 +94,15 @@ int ArgProblem::report_local(const CollectiveCall& call) const {
   return fail_local(code, std::string(call.who()) + ": " + what);
 }
 
-int CollectiveCall::check_comm(MPI_Comm comm) {
+PAPCOLL_HOT int CollectiveCall::check_comm(MPI_Comm comm) {
   t_last_algorithm = "";
   t_last_network.valid = false;
   if (comm == MPI_COMM_NULL) return arg_error("comm is MPI_COMM_NULL");
+  if (const CommContext* known = last_comm_context(comm)) [[likely]] {
+    p_ = known->size;  // an intracommunicator's: contexts are made for no other
+    rank_ = known->rank;
+    return PAPCOLL_SUCCESS;
+  }
   int inter = 0;
   if (int rc = MPI_Comm_test_inter(comm, &inter); rc != MPI_SUCCESS)
     return mpi_error({rc, "MPI_Comm_test_inter"});
@@ -105,7 +113,7 @@ int CollectiveCall::check_comm(MPI_Comm comm) {
   return PAPCOLL_SUCCESS;
 }
 
-int CollectiveCall::check_options(const papcoll_options* user_opt) {
+PAPCOLL_HOT int CollectiveCall::check_options(const papcoll_options* user_opt) {
   if (std::string error; !read_user_options(user_opt, &opt_, &error)) return arg_error(error);
   options_read_ = true;
   // The monitor first: a rank that refuses the call for another option still takes part in the
@@ -132,7 +140,7 @@ int CollectiveCall::check_options(const papcoll_options* user_opt) {
   return PAPCOLL_SUCCESS;
 }
 
-ArgProblem CollectiveCall::arrivals_problem(bool reads_arrivals) const {
+PAPCOLL_HOT ArgProblem CollectiveCall::arrivals_problem(bool reads_arrivals) {
   ArgProblem pr;
   const bool read = reads_arrivals &&
                     (sel_.is_auto || (sel_.algo != nullptr && sel_.algo->uses_arrivals));
@@ -161,6 +169,7 @@ ArgProblem CollectiveCall::arrivals_problem(bool reads_arrivals) const {
               false);
       break;
     }
+  agreed_arrivals_checked_ = pr.ok();
   return pr;
 }
 
@@ -197,6 +206,7 @@ bool CollectiveCall::adopt_options(const observe::BoardCall& c, const observe::C
   alpha_given_ = opt_.alpha > 0;
   beta_given_ = opt_.beta > 0;
   gamma_given_ = opt_.gamma > 0;
+  agreed_arrivals_checked_ = false;
   if (c.flags & observe::kCallArrivalsAgreed) {
     if (static_cast<int>(arrays.arrivals.size()) != p_) {
       *why = "their agreed arrival times are not on the board";
@@ -238,8 +248,8 @@ int CollectiveCall::check_datatype(MPI_Datatype type, const char* what, Datatype
   return code == PAPCOLL_SUCCESS ? code : fail(code, std::string(who_) + ": " + why);
 }
 
-int CollectiveCall::datatype_problem(MPI_Datatype type, const char* what, DatatypeLayout* out,
-                                     std::string* why) const {
+PAPCOLL_HOT int CollectiveCall::datatype_problem(MPI_Datatype type, const char* what,
+                                                 DatatypeLayout* out, std::string* why) const {
   if (type == MPI_DATATYPE_NULL) {
     *why = std::string(what) + " is MPI_DATATYPE_NULL";
     return PAPCOLL_ERR_ARG;
@@ -265,7 +275,7 @@ ArgProblem CollectiveCall::root_problem(int root) const {
   return pr;
 }
 
-ArgProblem CollectiveCall::op_problem(MPI_Op op) {
+PAPCOLL_HOT ArgProblem CollectiveCall::op_problem(MPI_Op op) {
   ArgProblem pr;
   // No stand-in op exists: every papcoll schedule combines at every rank or may, and whether the
   // others refuse a non-commutative op is unknown here (docs/errors.md).
@@ -274,10 +284,11 @@ ArgProblem CollectiveCall::op_problem(MPI_Op op) {
     return pr;
   }
   int commutative = 1;
-  if (int rc = MPI_Op_commutative(op, &commutative); rc != MPI_SUCCESS) {
-    pr.note(PAPCOLL_ERR_MPI, describe(MpiStatus{rc, "MPI_Op_commutative"}), false);
-    return pr;
-  }
+  if (!commutative_predefined_op(op))
+    if (int rc = MPI_Op_commutative(op, &commutative); rc != MPI_SUCCESS) {
+      pr.note(PAPCOLL_ERR_MPI, describe(MpiStatus{rc, "MPI_Op_commutative"}), false);
+      return pr;
+    }
   commutative_ = commutative != 0;
   // The same verdict on every rank that passes the same op and algorithm, as MPI requires.
   if (sel_.algo != nullptr && sel_.algo->reorders_reduction && !commutative_)
@@ -288,18 +299,18 @@ ArgProblem CollectiveCall::op_problem(MPI_Op op) {
   return pr;
 }
 
-int CollectiveCall::enter_monitor(MPI_Comm comm, double entry_time) {
+PAPCOLL_HOT int CollectiveCall::enter_monitor(MPI_Comm comm, double entry_time) {
   if (monitor_ == nullptr) return PAPCOLL_SUCCESS;
   PAPCOLL_TRY(monitor_->enter_call(comm, entry_time, opt_.monitor_site, who_, &predicted_));
   in_monitor_call_ = true;
   return PAPCOLL_SUCCESS;
 }
 
-void CollectiveCall::note_algorithm(const AlgorithmInfo* algo) {
+PAPCOLL_HOT void CollectiveCall::note_algorithm(const AlgorithmInfo* algo) {
   if (in_monitor_call_) monitor_->note_use(algo != nullptr && algo->uses_arrivals);
 }
 
-int CollectiveCall::open_context(MPI_Comm comm, bool settle_network) {
+PAPCOLL_HOT int CollectiveCall::open_context(MPI_Comm comm, bool settle_network) {
   if (MpiStatus s = comm_context(comm, &ctx_); !s.ok()) return mpi_error(s);
   cost_.cores_shared = ctx_->cores_shared;
   if (!settle_network) return PAPCOLL_SUCCESS;
@@ -327,11 +338,11 @@ int CollectiveCall::open_context(MPI_Comm comm, bool settle_network) {
   return PAPCOLL_SUCCESS;
 }
 
-int CollectiveCall::arrivals(std::vector<double>* out) {
+PAPCOLL_HOT int CollectiveCall::arrivals(std::vector<double>* out) {
   out->clear();
   const bool wanted = sel_.is_auto || (sel_.algo != nullptr && sel_.algo->uses_arrivals);
   if (!wanted) return PAPCOLL_SUCCESS;
-  return call_arrivals(opt_, *ctx_, predicted_.arrivals, who_, out);
+  return call_arrivals(opt_, *ctx_, predicted_.arrivals, who_, out, agreed_arrivals_checked_);
 }
 
 int CollectiveCall::block_count(const AlgorithmInfo& algo, const GeneratorInput& in,

@@ -74,7 +74,7 @@ class CollectiveCall {
   // comm-size finite values. Only this rank's copy is seen, so a problem is refused without the
   // pattern (PAPCOLL_ERR_ARRIVALS); rank 0's vector, broadcast when they are not agreed, is
   // checked on every rank alike after the broadcast.
-  ArgProblem arrivals_problem(bool reads_arrivals) const;
+  ArgProblem arrivals_problem(bool reads_arrivals);
   // Whether the options mention arrival times at all (else arrivals_problem finds nothing).
   bool has_arrivals_option() const { return opt_.arrivals != nullptr || opt_.arrivals_count != 0; }
   // A rank that refused the call: its options become the call's as another rank published it
@@ -147,6 +147,7 @@ class CollectiveCall {
   prediction::MonitorLease monitor_;  // held until the call returns (papcoll_monitor_free waits)
   bool options_read_ = false;         // opt_ holds the caller's options (their version is known)
   std::vector<double> adopted_arrivals_;  // adopt_options: the arrivals the others use
+  bool agreed_arrivals_checked_ = false;  // arrivals_problem found opt_'s agreed values finite
   bool in_monitor_call_ = false;
   prediction::CallPattern predicted_;
   int p_ = 1;

@@ -46,6 +46,7 @@
 #include "api/call_observe.hpp"
 #include "api/collective_call.hpp"
 #include "api/mpi_library.hpp"
+#include "error/hot_path.hpp"
 #include "executor/comm_context.hpp"
 #include "observe/call_watch.hpp"
 #include "observe/refusal.hpp"
@@ -175,8 +176,8 @@ inline double entry_clock(const papcoll_options* opt) {
 // over the (final) description so that the hot path, a small call that goes to the MPI library,
 // makes direct calls only: balanced 8-byte all-reduces must cost what MPI's do.
 template <typename Description>
-int run_collective(const char* who, Collective c, Description& d, const papcoll_options* opt,
-                   MPI_Comm comm, double entry_time) {
+PAPCOLL_HOT int run_collective(const char* who, Collective c, Description& d,
+                               const papcoll_options* opt, MPI_Comm comm, double entry_time) {
   CollectiveCall call(who, c);
   PAPCOLL_TRY(call.check_comm(comm));  // without a communicator nobody can be told anything
   // The first call on the communicator makes its board here, before anything can differ.

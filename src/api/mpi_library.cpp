@@ -1,4 +1,5 @@
 #include "api/mpi_library.hpp"
+#include "error/hot_path.hpp"
 
 #include <mpi.h>
 
@@ -37,7 +38,7 @@ MpiLibrary detect_mpi_library() {
 
 }  // namespace
 
-MpiLibrary running_mpi_library() {
+PAPCOLL_HOT MpiLibrary running_mpi_library() {
   static const MpiLibrary library = detect_mpi_library();
   return library;
 }

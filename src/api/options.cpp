@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "error/hot_path.hpp"
 #include "papcoll/papcoll.h"
 #include "select/selection.hpp"
 
@@ -24,7 +25,8 @@ static_assert(PAPCOLL_OPTIONS_VERSION == 2, "options_bytes must know every versi
 
 }  // namespace
 
-bool read_user_options(const papcoll_options* user, papcoll_options* out, std::string* error) {
+PAPCOLL_HOT bool read_user_options(const papcoll_options* user, papcoll_options* out,
+                                   std::string* error) {
   papcoll_options_init(out);
   if (user == nullptr) return true;
   const size_t n = options_bytes(user->version);
@@ -40,7 +42,7 @@ bool read_user_options(const papcoll_options* user, papcoll_options* out, std::s
 
 }  // namespace papcoll
 
-extern "C" void papcoll_options_init(papcoll_options* opt) {
+extern "C" PAPCOLL_HOT void papcoll_options_init(papcoll_options* opt) {
   if (opt == nullptr) return;
   *opt = papcoll_options{};
   opt->version = PAPCOLL_OPTIONS_VERSION;

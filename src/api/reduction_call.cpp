@@ -6,12 +6,13 @@
 #include <string>
 #include <utility>
 
+#include "error/hot_path.hpp"
 #include "executor/shared_transport.hpp"
 #include "observe/mpi_names.hpp"
 
 namespace papcoll {
 
-ArgProblem ReductionCall::check_common(CollectiveCall& call) {
+PAPCOLL_HOT ArgProblem ReductionCall::check_common(CollectiveCall& call) {
   ArgProblem pr;
   desc_.root = root_;
   desc_.has_op = true;
@@ -110,7 +111,7 @@ bool ReductionCall::stand_in_elements(const void* source, void** out) {
   return true;
 }
 
-void ReductionCall::base_input(const CollectiveCall& call, GeneratorInput* in) const {
+PAPCOLL_HOT void ReductionCall::base_input(const CollectiveCall& call, GeneratorInput* in) const {
   in->p = call.p();
   in->root = root_;
   in->cost = call.cost();
@@ -136,7 +137,8 @@ SharedWindow* ReductionCall::window(CollectiveCall& call, const GeneratorInput& 
   return call.context().shared_window(in.blocks, view_.units * view_.unit.size);
 }
 
-AutoRequest ReductionCall::auto_request(const CollectiveCall& call, std::vector<double> arrivals) {
+PAPCOLL_HOT AutoRequest ReductionCall::auto_request(const CollectiveCall& call,
+                                                    std::vector<double> arrivals) {
   AutoRequest r;
   r.units = view_.units;
   r.commutative = call.commutative();

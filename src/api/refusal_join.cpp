@@ -7,6 +7,7 @@
 
 #include "api/call_observe.hpp"
 #include "error/error.hpp"
+#include "error/hot_path.hpp"
 #include "observe/disagreement.hpp"
 #include "observe/mpi_names.hpp"
 #include "observe/refusal.hpp"
@@ -60,7 +61,7 @@ std::string rank_words(const observe::BoardSlot& s, int rank) {
 
 }  // namespace
 
-std::uint32_t published_flags(const CollectiveCall& call, bool reads_arrivals) {
+PAPCOLL_HOT std::uint32_t published_flags(const CollectiveCall& call, bool reads_arrivals) {
   const papcoll_options& o = call.options();
   std::uint32_t f = 0;
   if (o.monitor != nullptr) f |= observe::kCallMonitor;
@@ -74,9 +75,9 @@ std::uint32_t published_flags(const CollectiveCall& call, bool reads_arrivals) {
   return f;
 }
 
-observe::BoardCall board_call(const CollectiveCall& call, const CallDescriptor& cd,
-                              std::uint32_t flags, const double* arrivals,
-                              const long long* portions) {
+PAPCOLL_HOT observe::BoardCall board_call(const CollectiveCall& call, const CallDescriptor& cd,
+                                          std::uint32_t flags, const double* arrivals,
+                                          const long long* portions) {
   observe::BoardCall b{};
   b.collective = static_cast<int>(call.collective());
   b.flags = flags;
@@ -102,8 +103,8 @@ observe::BoardCall board_call(const CollectiveCall& call, const CallDescriptor& 
   return b;
 }
 
-void publish_call(observe::CallWatch& w, const CollectiveCall& call, const CallDescriptor& cd,
-                  bool reads_arrivals, bool stand_in) {
+PAPCOLL_HOT void publish_call(observe::CallWatch& w, const CollectiveCall& call,
+                              const CallDescriptor& cd, bool reads_arrivals, bool stand_in) {
   std::uint32_t flags = published_flags(call, reads_arrivals);
   if (stand_in) flags |= observe::kCallStandIn;
   const double* arrivals = (flags & observe::kCallArrivalsAgreed) ? call.options().arrivals
@@ -128,7 +129,7 @@ void publish_call(observe::CallWatch& w, const CollectiveCall& call, const CallD
   w.publish_same(o.published);
 }
 
-observe::AutoReason auto_reason(const CollectiveCall& call, const AutoChoice& choice) {
+PAPCOLL_HOT observe::AutoReason auto_reason(const CollectiveCall& call, const AutoChoice& choice) {
   using observe::AutoReason;
   if (!call.selection().is_auto) return AutoReason::named;
   switch (choice.why) {

@@ -1,4 +1,5 @@
 #include "api/stand_in.hpp"
+#include "error/hot_path.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -7,7 +8,7 @@
 
 namespace papcoll {
 
-StandInBuffer::~StandInBuffer() {
+PAPCOLL_HOT StandInBuffer::~StandInBuffer() {
   if (!abandoned_) delete[] mem_;
 }
 

@@ -1,4 +1,5 @@
 #include "calibration/network_params.hpp"
+#include "error/hot_path.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -28,11 +29,11 @@ const char* gamma_class_name(GammaClass c) {
   return "?";
 }
 
-bool LinkParams::known() const {
+PAPCOLL_HOT bool LinkParams::known() const {
   return std::isfinite(alpha) && std::isfinite(beta) && alpha >= 0 && beta >= 0;
 }
 
-CostParams NetworkParams::in_use(GammaClass c) const {
+PAPCOLL_HOT CostParams NetworkParams::in_use(GammaClass c) const {
   CostParams cost;
   const LinkParams& links = nodes > 1 && inter.known() ? inter : intra;
   if (links.known()) {

@@ -9,13 +9,14 @@
 #include <string>
 
 #include "error/error.hpp"
+#include "error/hot_path.hpp"
 #include "papcoll/papcoll.h"
 
 namespace papcoll {
 
 // Runs an entry point's body for the C API; an exception becomes PAPCOLL_ERR_INTERNAL.
 template <typename Body>
-int guarded_call(const char* who, Body body) {
+PAPCOLL_HOT int guarded_call(const char* who, Body body) {
   try {
     return body();
   } catch (const std::bad_alloc&) {

@@ -1,10 +1,13 @@
 #include "executor/comm_context.hpp"
 
+#include "error/hot_path.hpp"
 #include "executor/core_sharing.hpp"
 #include "executor/node_detection.hpp"
 #include "executor/shared_transport.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -22,6 +25,21 @@ SharedWindow* CommContext::shared_window(int64_t blocks, int64_t data_bytes) {
 
 namespace {
 
+// Raised whenever a context is deleted: every thread's last context is then looked up again.
+std::atomic<std::uint64_t> g_context_generation{0};
+
+struct LastContext {
+  MPI_Comm comm{};  // the generation decides: MPI_COMM_NULL is no constant in every MPI
+  std::uint64_t generation = ~0ULL;
+  CommContext* ctx = nullptr;
+};
+// constinit: a plain TLS access, without an initialisation wrapper.
+constinit thread_local LastContext t_last_context;
+
+void remember_context(MPI_Comm comm, std::uint64_t generation, CommContext* ctx) {
+  t_last_context = LastContext{comm, generation, ctx};
+}
+
 std::mutex g_open_mutex;
 // Contexts whose duplicate has not been freed yet, in the order they were created: freeing a
 // window is collective, so every rank frees them in the same order.
@@ -33,6 +51,7 @@ void free_duplicate(CommContext* ctx) {
 }
 
 int delete_context(MPI_Comm, int, void* attr, void*) {
+  g_context_generation.fetch_add(1, std::memory_order_acq_rel);
   auto* ctx = static_cast<CommContext*>(attr);
   {
     std::lock_guard<std::mutex> lock(g_open_mutex);
@@ -47,6 +66,7 @@ int delete_context(MPI_Comm, int, void* attr, void*) {
 // MPI_COMM_WORLD are deleted later (when freeing a communicator may no longer be allowed) or
 // never. So the duplicates are freed here, and delete_context then only releases memory.
 int finalize_hook(MPI_Comm, int, void*, void*) {
+  g_context_generation.fetch_add(1, std::memory_order_acq_rel);
   std::lock_guard<std::mutex> lock(g_open_mutex);
   for (CommContext* ctx : g_open) free_duplicate(ctx);
   g_open.clear();
@@ -78,7 +98,21 @@ const Keyvals& keyvals() {
 
 }  // namespace
 
-MpiStatus comm_context(MPI_Comm user_comm, CommContext** out) {
+PAPCOLL_HOT CommContext* last_comm_context(MPI_Comm user_comm) {
+  const LastContext& last = t_last_context;
+  if (last.comm == user_comm &&
+      last.generation == g_context_generation.load(std::memory_order_acquire)) [[likely]]
+    return last.ctx;
+  return nullptr;
+}
+
+PAPCOLL_HOT MpiStatus comm_context(MPI_Comm user_comm, CommContext** out) {
+  if (CommContext* ctx = last_comm_context(user_comm)) [[likely]] {
+    *out = ctx;
+    return {};
+  }
+  // Read before the lookup: a context deleted meanwhile leaves the remembered one stale at once.
+  const std::uint64_t generation = g_context_generation.load(std::memory_order_acquire);
   const Keyvals& kv = keyvals();
   if (!kv.status.ok()) return kv.status;
   void* value = nullptr;
@@ -86,6 +120,7 @@ MpiStatus comm_context(MPI_Comm user_comm, CommContext** out) {
   PAPCOLL_MPI_TRY(MPI_Comm_get_attr(user_comm, kv.context, &value, &found), "MPI_Comm_get_attr");
   if (found) {
     *out = static_cast<CommContext*>(value);
+    remember_context(user_comm, generation, *out);
     return {};
   }
   auto ctx = std::make_unique<CommContext>();
@@ -123,6 +158,7 @@ MpiStatus comm_context(MPI_Comm user_comm, CommContext** out) {
     g_open.push_back(ctx.get());
   }
   *out = ctx.release();
+  remember_context(user_comm, generation, *out);
   return {};
 }
 

@@ -81,4 +81,11 @@ struct CommContext {
 // intercommunicators.
 MpiStatus comm_context(MPI_Comm user_comm, CommContext** out);
 
+// The context of `user_comm` when it is the one this thread's last comm_context returned and no
+// context has been deleted since (a freed communicator's handle may be reused); else null. No MPI
+// call: a call that hits knows the communicator's size and rank, and that it is an
+// intracommunicator, without asking MPI (each query costs a few microseconds where MPI calls are
+// dear: SMPI charges the code between two calls, cold, to the simulated rank).
+CommContext* last_comm_context(MPI_Comm user_comm);
+
 }  // namespace papcoll

@@ -1,4 +1,5 @@
 #include "executor/datatype_layout.hpp"
+#include "error/hot_path.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -8,7 +9,25 @@
 
 namespace papcoll {
 
-MpiStatus query_layout(MPI_Datatype type, DatatypeLayout* out) {
+namespace {
+
+// The last predefined types this thread queried, round robin.
+struct NamedLayouts {
+  static constexpr int kSlots = 4;
+  DatatypeLayout slot[kSlots];
+  int next = 0;
+};
+thread_local NamedLayouts t_named;
+
+}  // namespace
+
+PAPCOLL_HOT MpiStatus query_layout(MPI_Datatype type, DatatypeLayout* out) {
+  if (type != MPI_DATATYPE_NULL)
+    for (const DatatypeLayout& kept : t_named.slot)
+      if (kept.type == type) {
+        *out = kept;
+        return {};
+      }
   DatatypeLayout l;
   l.type = type;
   MPI_Aint lb = 0;
@@ -18,6 +37,10 @@ MpiStatus query_layout(MPI_Datatype type, DatatypeLayout* out) {
   PAPCOLL_MPI_TRY(MPI_Type_size(type, &l.size), "MPI_Type_size");
   l.dense = lb == 0 && l.true_lb == 0 && l.extent == l.true_extent && l.extent == l.size;
   *out = l;
+  if (predefined_type(type)) {
+    t_named.slot[t_named.next] = l;
+    t_named.next = (t_named.next + 1) % NamedLayouts::kSlots;
+  }
   return {};
 }
 
@@ -252,7 +275,14 @@ bool is_predefined_op(MPI_Op op) {
   return false;
 }
 
-bool predefined_type(MPI_Datatype t) {
+PAPCOLL_HOT bool commutative_predefined_op(MPI_Op op) {
+  for (MPI_Op o : {MPI_SUM, MPI_MAX, MPI_MIN, MPI_PROD, MPI_LAND, MPI_BAND, MPI_LOR, MPI_BOR,
+                   MPI_LXOR, MPI_BXOR, MPI_MAXLOC, MPI_MINLOC})
+    if (op == o) return true;
+  return false;
+}
+
+PAPCOLL_HOT bool predefined_type(MPI_Datatype t) {
   static std::atomic<MPI_Datatype> last_named{MPI_DATATYPE_NULL};
   if (t == last_named.load(std::memory_order_relaxed)) return true;
   int ni = 0, na = 0, nt = 0, combiner = MPI_COMBINER_NAMED;

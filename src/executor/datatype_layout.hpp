@@ -30,6 +30,9 @@ struct DatatypeLayout {
   int64_t temp_bytes(int64_t n) const { return n <= 0 ? 0 : (n - 1) * extent + true_extent; }
 };
 
+// A predefined type's layout is read from MPI once per thread and kept (its handle never
+// changes): every call checks its datatype, and the three queries cost a few microseconds where
+// an MPI call is dear (SMPI charges the code between two calls).
 MpiStatus query_layout(MPI_Datatype type, DatatypeLayout* out);
 
 // Whether the bytes MPI touches for na elements of la at a and nb elements of lb at b overlap
@@ -92,6 +95,10 @@ MpiStatus single_basic_type(MPI_Datatype type, MPI_Datatype* out);
 
 // A predefined reduction op (MPI_SUM ... MPI_NO_OP), not one of MPI_Op_create.
 bool is_predefined_op(MPI_Op op);
+
+// One of the twelve predefined reduction ops (MPI_MAX ... MPI_MINLOC), which MPI defines as
+// commutative (MPI 4.0, 6.9.2): no MPI_Op_commutative query needed.
+bool commutative_predefined_op(MPI_Op op);
 
 // A hash of a type signature (the sequence of basic types, displacements ignored) that is the
 // same for every description of the same sequence: (n, MPI_INT) and (1, contiguous(n, MPI_INT))

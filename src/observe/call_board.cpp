@@ -1,4 +1,5 @@
 #include "observe/call_board.hpp"
+#include "error/hot_path.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -7,7 +8,7 @@
 
 namespace papcoll::observe {
 
-std::uint64_t bytes_hash(const void* data, size_t bytes) {
+PAPCOLL_HOT std::uint64_t bytes_hash(const void* data, size_t bytes) {
   if (bytes == 0) return 0;
   std::uint64_t h = 1469598103934665603ULL;  // FNV-1a
   const auto* b = static_cast<const unsigned char*>(data);
@@ -97,8 +98,8 @@ void Board::write_extension(std::uint64_t seq, const double* arrivals, const lon
   std::atomic_ref<std::uint64_t>(ext->seq).store(seq, std::memory_order_release);
 }
 
-void Board::publish(std::uint64_t seq, const BoardCall& c, const double* arrivals,
-                    const long long* portions) {
+PAPCOLL_HOT void Board::publish(std::uint64_t seq, const BoardCall& c, const double* arrivals,
+                                const long long* portions) {
   current_source_ = nullptr;
   BoardCall& cur = own_->calls[current_];
   const bool with_arrays = arrivals != nullptr || portions != nullptr;

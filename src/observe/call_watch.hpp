@@ -29,6 +29,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "error/hot_path.hpp"
 #include "observe/comm_observer.hpp"
 #include "observe/observe_config.hpp"
 #include "observe/watchdog.hpp"
@@ -129,7 +130,7 @@ class CallWatch {
     seq_ = ++obs_->seq;
     if (obs_->board.is_open()) obs_->board.enter(seq_, entry_, collective_);
   }
-  void end() {
+  PAPCOLL_HOT void end() {
     if (obs_->board.is_open()) obs_->board.leave(seq_);
     if (obs_->warned_seq.load(std::memory_order_relaxed) == seq_) [[unlikely]]
       call_completed(*obs_, seq_);

@@ -1,4 +1,5 @@
 #include "observe/mpi_names.hpp"
+#include "error/hot_path.hpp"
 
 #include <atomic>
 #include <cstddef>
@@ -73,7 +74,7 @@ const OpRow* op_rows(int* n) {
 
 }  // namespace
 
-int type_index(MPI_Datatype t) {
+PAPCOLL_HOT int type_index(MPI_Datatype t) {
   int n = 0;
   const TypeRow* rows = type_rows(&n);
   for (int i = 0; i < n; ++i)
@@ -93,7 +94,7 @@ const char* type_name(int index) {
   return index >= 0 && index < n ? rows[index].name : "?";
 }
 
-int op_index(MPI_Op op) {
+PAPCOLL_HOT int op_index(MPI_Op op) {
   int n = 0;
   const OpRow* rows = op_rows(&n);
   for (int i = 0; i < n; ++i)

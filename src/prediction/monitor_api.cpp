@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "error/error.hpp"
+#include "error/hot_path.hpp"
 #include "papcoll/papcoll.h"
 #include "prediction/monitor.hpp"
 
@@ -192,7 +193,7 @@ int free_monitor(papcoll_monitor* mon, const char* who) {
 
 }  // namespace
 
-void MonitorLease::release() noexcept {
+PAPCOLL_HOT void MonitorLease::release() noexcept {
   if (entry_ == nullptr) return;
   HandleTable& t = table();
   std::lock_guard<std::mutex> lock(t.mu);

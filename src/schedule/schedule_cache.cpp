@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "error/hot_path.hpp"
 #include "schedule/portions.hpp"
 
 namespace papcoll {
@@ -118,10 +119,7 @@ struct ScheduleStore {
   static constexpr size_t kSeen = 4096;
   std::vector<std::uint64_t> seen = std::vector<std::uint64_t>(kSeen, 0);
 
-  static ScheduleStore& get() {
-    static ScheduleStore* s = new ScheduleStore;
-    return *s;
-  }
+  static ScheduleStore& get();
   void evict_locked() {
     while (bytes > limit && lru.size() > 1) {
       ScheduleCache::Node& last = lru.back();
@@ -146,6 +144,15 @@ struct ScheduleStore {
     return h == 0 ? 1 : h;
   }
 };
+
+// Out of line: a static inside a function defined in the class (implicitly inline) is a unique
+// symbol (STB_GNU_UNIQUE), which the dynamic loader binds once per process, so under SimGrid SMPI,
+// which loads one copy of the program per simulated rank, all ranks shared one store and one
+// bound (64 MiB for 1024 ranks); here each copy, like each process on a cluster, has its own.
+ScheduleStore& ScheduleStore::get() {
+  static ScheduleStore* s = new ScheduleStore;
+  return *s;
+}
 
 ScheduleCache::ScheduleCache() {
   ScheduleStore& st = ScheduleStore::get();
@@ -263,7 +270,7 @@ bool RecentChoices::contains(const std::string& key) const {
   return std::find(keys_.begin(), keys_.end(), key) != keys_.end();
 }
 
-bool RememberedChoices::find(const std::string& key, RememberedChoice* choice) const {
+PAPCOLL_HOT bool RememberedChoices::find(const std::string& key, RememberedChoice* choice) const {
   for (const auto& [k, c] : entries_)
     if (k == key) {
       *choice = c;

@@ -6,6 +6,7 @@
 #include <exception>
 #include <limits>
 
+#include "error/hot_path.hpp"
 #include "model/node_layout.hpp"
 #include "schedule/allgatherv_generators.hpp"
 #include "schedule/bcast_generators.hpp"
@@ -19,7 +20,7 @@ constexpr const char* kAuto = "auto";
 constexpr const char* kNative = "native";
 }  // namespace
 
-bool resolve_algorithm(Collective c, const char* name, Selection* out) {
+PAPCOLL_HOT bool resolve_algorithm(Collective c, const char* name, Selection* out) {
   if (name == nullptr || std::strcmp(name, kAuto) == 0) {
     *out = Selection{true, nullptr};
     return true;
@@ -343,12 +344,19 @@ namespace {
 // What a choice on nodes of several ranks reads, exactly (the agreed arrivals too: a pattern that
 // repeats, as a loop's persistent straggler does, is weighed once).
 // Built into `key` (the memory's buffer): at p = 1024 the arrivals are 8 KiB, and this runs on
-// every call, which then allocates nothing.
-void remembered_key(Collective c, const AutoRequest& r, std::string& key) {
-  key.clear();
-  key.reserve(128 + sizeof(long long) * r.base.counts.size() +
-              sizeof(double) * r.base.arrivals.size());
-  auto put = [&key](const auto& v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
+// every call, which then allocates nothing. Equal arrivals (a balanced program's oracle pattern)
+// are written as their count and one value, a key of about 150 bytes instead of 8 KiB to write,
+// hash and compare; the flag before the values keeps the two forms apart.
+PAPCOLL_HOT void remembered_key(Collective c, const AutoRequest& r, std::string& key) {
+  // The fixed part gathered first and appended once (an append per field cost more than the
+  // rest of a balanced call's key).
+  char head[256];
+  size_t used = 0;
+  auto put = [&head, &used](const auto& v) {
+    static_assert(sizeof v <= 16);
+    std::memcpy(head + used, &v, sizeof v);
+    used += sizeof v;
+  };
   auto put_all = [&key](const auto& v) {
     key.append(reinterpret_cast<const char*>(v.data()), sizeof(v[0]) * v.size());
   };
@@ -370,14 +378,23 @@ void remembered_key(Collective c, const AutoRequest& r, std::string& key) {
   put(r.pattern_cost);
   put(r.blocks_option);
   put(r.base.counts.size());
+  const std::vector<double>& a = r.base.arrivals;
+  const bool equal = !a.empty() && std::all_of(a.begin() + 1, a.end(), [&a](double t) {
+    return std::memcmp(&t, &a[0], sizeof t) == 0;  // bitwise: -0.0 and 0.0 stay apart
+  });
+  put(a.size());
+  put(equal);
+  if (equal) put(a[0]);
+  key.reserve(used + sizeof(long long) * r.base.counts.size() +
+              (equal ? 0 : sizeof(double) * a.size()));
+  key.assign(head, used);
   put_all(r.base.counts);
-  put(r.base.arrivals.size());
-  put_all(r.base.arrivals);
+  if (!equal) put_all(a);
 }
 
 }  // namespace
 
-AutoChoice choose_auto(Collective c, const AutoRequest& r) {
+PAPCOLL_HOT AutoChoice choose_auto(Collective c, const AutoRequest& r) {
   AutoChoice choice;
   // A call is weighed anew unless the same call was weighed lately. What the communicator, its
   // layout and the library are is the memory's own (one per communicator); the key holds everything

@@ -210,6 +210,54 @@ void check_repeated_call_reuses_storage(Checker& chk) {
   }
 }
 
+// A call on the communicator of the thread's last call takes its size and rank from the
+// context it remembered (no MPI query, comm_context.hpp). MPI reuses a freed communicator's
+// handle: a communicator of another size, or an intercommunicator, made after a free may have the
+// old handle, and must be checked afresh (exact sums over its own ranks; the intercommunicator
+// refused).
+void check_reused_communicator_handles(Checker& chk) {
+  const int p = chk.size(), rank = chk.rank();
+  papcoll_options opt;
+  papcoll_options_init(&opt);
+  opt.algorithm = "auto";
+  for (int round = 0; round < 3; ++round) {
+    MPI_Comm world_dup = MPI_COMM_NULL, half = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &world_dup);
+    long long mine = rank + 1, sum = 0;
+    int rc = papcoll_allreduce(&mine, &sum, 1, MPI_LONG_LONG, MPI_SUM, world_dup, &opt);
+    chk.expect(rc == PAPCOLL_SUCCESS && sum == 1LL * p * (p + 1) / 2,
+               "reused handles, round " + std::to_string(round) + ": the whole world's sum");
+    MPI_Comm_free(&world_dup);
+    // Ranks 0 .. p/2 - 1 and the others: sizes other than p, ranks other than the world's.
+    const int color = rank < p / 2 ? 0 : 1;
+    MPI_Comm_split(MPI_COMM_WORLD, color, -rank, &half);
+    int hsize = 0, hrank = -1;
+    MPI_Comm_size(half, &hsize);
+    MPI_Comm_rank(half, &hrank);
+    mine = hrank + 1;
+    sum = 0;
+    rc = papcoll_allreduce(&mine, &sum, 1, MPI_LONG_LONG, MPI_SUM, half, &opt);
+    chk.expect(rc == PAPCOLL_SUCCESS && sum == 1LL * hsize * (hsize + 1) / 2,
+               "reused handles, round " + std::to_string(round) + ": the half's own sum");
+    if (p >= 2) {
+      MPI_Comm inter = MPI_COMM_NULL;
+      MPI_Comm other_half = MPI_COMM_NULL;
+      MPI_Comm_dup(half, &other_half);
+      MPI_Comm_free(&half);  // its handle free for the intercommunicator
+      // Each half's leader is its local rank 0: the highest world rank of the half (key -rank).
+      MPI_Intercomm_create(other_half, 0, MPI_COMM_WORLD, color == 0 ? p - 1 : p / 2 - 1, 11,
+                           &inter);
+      rc = papcoll_allreduce(&mine, &sum, 1, MPI_LONG_LONG, MPI_SUM, inter, &opt);
+      chk.expect(rc == PAPCOLL_ERR_ARG, "reused handles, round " + std::to_string(round) +
+                                            ": an intercommunicator refused");
+      MPI_Comm_free(&inter);
+      MPI_Comm_free(&other_half);
+    } else {
+      MPI_Comm_free(&half);
+    }
+  }
+}
+
 void run_case(Checker& chk, const Case& c) {
   switch (c.to.kind) {
     case 0: run_typed<int>(chk, c); break;
@@ -280,6 +328,7 @@ int main(int argc, char** argv) {
         run_case(chk, Case{algo, count, 2 * p + 1, arr, true, double_sum, seed++, false});
       }
     check_repeated_call_reuses_storage(chk);
+    check_reused_communicator_handles(chk);
     status = chk.finish();
   }
   MPI_Finalize();

@@ -503,6 +503,15 @@ TEST(AutoSelection, OnNodesAChoiceIsRememberedForTheSameCallOnly) {
   late.base.arrivals[7] += 1e-6;
   choose_auto(Collective::allreduce, late);
   EXPECT_EQ(memo.size(), 3u);
+  // Equal arrivals are kept in a short form (their count and one value): equal at another time,
+  // or equal but for the last rank, is another call, weighed afresh.
+  AutoRequest equal_later = on_time;
+  equal_later.base.arrivals.assign(48, 2.0);
+  expect_remembered_like_fresh(equal_later, &memo);
+  AutoRequest last_late = on_time;
+  last_late.base.arrivals.back() = 0.05;
+  expect_remembered_like_fresh(last_late, &memo);
+  EXPECT_EQ(memo.size(), 5u);
   // The memory keeps the last RememberedChoices::kKept calls.
   for (int i = 0; i < 40; ++i) {
     late.base.arrivals[9] = 1e-3 * i;
