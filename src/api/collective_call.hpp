@@ -115,6 +115,8 @@ class CollectiveCall {
   int arrivals(std::vector<double>* out);
 
   const papcoll_options& options() const { return opt_; }
+  // arrivals_problem read every agreed arrival time and found them valid (count, finite).
+  bool agreed_arrivals_checked() const { return agreed_arrivals_checked_; }
   const CostParams& cost() const { return cost_; }
   const Selection& selection() const { return sel_; }
   // The monitor's predicted pattern of this call (empty without a monitor or a prediction).

@@ -40,6 +40,7 @@
 
 #include <cmath>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "api/call_check.hpp"
@@ -220,13 +221,28 @@ PAPCOLL_HOT int run_collective(const char* who, Collective c, Description& d,
       watch.stand_in(own.code, own.message.c_str());
       tell_data_readers(call, d, watch, &own);
     }
-    // The arrival times live in the context's spare storage and go back there after the call.
-    std::vector<double> arrivals;
-    if (d.reads_arrivals()) {
-      arrivals.swap(call.context().arrivals_spare);
-      PAPCOLL_TRY(call.arrivals(&arrivals));
-    }
     const Selection& sel = call.selection();
+    // The arrival times live in the context's spare storage and go back there after the call.
+    // "auto" reads agreed ones that the checks found valid where the caller keeps them, and
+    // copies them only for a schedule or a choice it has not remembered (at p = 1024 the copy
+    // was a tenth of a balanced call's path before the library's, under SMPI).
+    std::vector<double> arrivals;
+    std::span<const double> agreed_in_place;
+    bool took_spare = false;
+    auto take_arrivals = [&](std::span<const double> from) {
+      arrivals.swap(call.context().arrivals_spare);
+      arrivals.assign(from.begin(), from.end());
+      took_spare = true;
+    };
+    if (d.reads_arrivals()) {
+      if (sel.is_auto && call.agreed_arrivals_checked()) {
+        agreed_in_place = {call.options().arrivals, static_cast<size_t>(call.p())};
+      } else {
+        arrivals.swap(call.context().arrivals_spare);
+        took_spare = true;
+        PAPCOLL_TRY(call.arrivals(&arrivals));
+      }
+    }
     const AlgorithmInfo* algo = sel.algo;
     bool native = (!sel.is_auto && sel.algo == nullptr) || d.needs_native();
     AutoChoice choice;
@@ -235,7 +251,16 @@ PAPCOLL_HOT int run_collective(const char* who, Collective c, Description& d,
       request.library = running_mpi_library();
       request.remembered = &call.context().remembered_choices;
       request.blocks_option = call.options().blocks;
-      choice = choose_auto(c, request);
+      request.arrivals_view = agreed_in_place;
+      if (agreed_in_place.empty() || !find_remembered_choice(c, request, &choice)) {
+        if (!agreed_in_place.empty()) {
+          take_arrivals(agreed_in_place);
+          request.base.arrivals = std::move(arrivals);
+          request.arrivals_view = {};
+          agreed_in_place = {};
+        }
+        choice = choose_auto(c, request);
+      }
       algo = choice.algo;
       native = choice.native;
       arrivals = std::move(request.base.arrivals);
@@ -246,8 +271,9 @@ PAPCOLL_HOT int run_collective(const char* who, Collective c, Description& d,
     if (native) {
       CollectiveCall::record_algorithm(nullptr);
       ran = d.run_native(call);
-      call.context().arrivals_spare = std::move(arrivals);
+      if (took_spare) call.context().arrivals_spare = std::move(arrivals);
     } else {
+      if (!agreed_in_place.empty()) take_arrivals(agreed_in_place);
       ran = run_schedule(call, d, algo, std::move(arrivals));
     }
     if (ran != PAPCOLL_SUCCESS) [[unlikely]]

@@ -378,7 +378,8 @@ PAPCOLL_HOT void remembered_key(Collective c, const AutoRequest& r, std::string&
   put(r.pattern_cost);
   put(r.blocks_option);
   put(r.base.counts.size());
-  const std::vector<double>& a = r.base.arrivals;
+  const std::span<const double> a =
+      r.arrivals_view.empty() ? std::span<const double>(r.base.arrivals) : r.arrivals_view;
   const bool equal = !a.empty() && std::all_of(a.begin() + 1, a.end(), [&a](double t) {
     return std::memcmp(&t, &a[0], sizeof t) == 0;  // bitwise: -0.0 and 0.0 stay apart
   });
@@ -394,23 +395,36 @@ PAPCOLL_HOT void remembered_key(Collective c, const AutoRequest& r, std::string&
 
 }  // namespace
 
+namespace {
+
+// A call is weighed anew unless the same call was weighed lately. What the communicator, its
+// layout and the library are is the memory's own (one per communicator); the key holds everything
+// else the choice reads. scatterv/gatherv choose their tree where the schedule is cached.
+bool remembers(Collective c, const AutoRequest& r) {
+  return r.remembered != nullptr && r.base.p >= 2 && c != Collective::scatterv &&
+         c != Collective::gatherv;
+}
+
+}  // namespace
+
+PAPCOLL_HOT bool find_remembered_choice(Collective c, const AutoRequest& r, AutoChoice* choice) {
+  if (!remembers(c, r)) return false;
+  remembered_key(c, r, r.remembered->key_buffer());
+  RememberedChoice kept;
+  if (!r.remembered->find(r.remembered->key_buffer(), &kept)) return false;
+  *choice = AutoChoice{};
+  choice->algo = kept.algo;
+  choice->native = kept.algo == nullptr;
+  choice->why = static_cast<AutoWhy>(kept.why);
+  choice->gain = kept.gain;
+  return true;
+}
+
 PAPCOLL_HOT AutoChoice choose_auto(Collective c, const AutoRequest& r) {
   AutoChoice choice;
-  // A call is weighed anew unless the same call was weighed lately. What the communicator, its
-  // layout and the library are is the memory's own (one per communicator); the key holds everything
-  // else the choice reads. scatterv/gatherv choose their tree where the schedule is cached.
-  const bool remember = r.remembered != nullptr && r.base.p >= 2 && c != Collective::scatterv &&
-                        c != Collective::gatherv;
-  if (remember) {
-    remembered_key(c, r, r.remembered->key_buffer());
-    if (RememberedChoice kept; r.remembered->find(r.remembered->key_buffer(), &kept)) {
-      choice.algo = kept.algo;
-      choice.native = kept.algo == nullptr;
-      choice.why = static_cast<AutoWhy>(kept.why);
-      choice.gain = kept.gain;
-      return choice;
-    }
-  }
+  // The key is left in the memory's buffer for add() below.
+  const bool remember = remembers(c, r);
+  if (find_remembered_choice(c, r, &choice)) return choice;
   AutoVerdict v;
   switch (c) {
     case Collective::allreduce:

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -195,6 +196,10 @@ struct AutoRequest {
   // The MPI library running (api/mpi_library.hpp), whose collective auto weighs papcoll's
   // schedules against; the same on every rank.
   MpiLibrary library = MpiLibrary::generic;
+  // The agreed arrival times where the caller keeps them, base.arrivals still empty: the
+  // remembered choices are looked up in them without a copy (find_remembered_choice); empty when
+  // base.arrivals holds them.
+  std::span<const double> arrivals_view;
 };
 struct AutoChoice {
   const AlgorithmInfo* algo = nullptr;  // the registry row that runs
@@ -206,5 +211,10 @@ struct AutoChoice {
   double gain = std::numeric_limits<double>::quiet_NaN();
 };
 AutoChoice choose_auto(Collective c, const AutoRequest& r);
+
+// The choice choose_auto made for this very call lately (r.remembered; the arrivals are
+// r.arrivals_view where set, else r.base.arrivals), if it is remembered: what choose_auto asks
+// first, callable without base.arrivals filled in.
+bool find_remembered_choice(Collective c, const AutoRequest& r, AutoChoice* choice);
 
 }  // namespace papcoll

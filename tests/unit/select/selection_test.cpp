@@ -512,6 +512,25 @@ TEST(AutoSelection, OnNodesAChoiceIsRememberedForTheSameCallOnly) {
   last_late.base.arrivals.back() = 0.05;
   expect_remembered_like_fresh(last_late, &memo);
   EXPECT_EQ(memo.size(), 5u);
+  // The driver looks a call up with its agreed arrivals where the caller keeps them
+  // (arrivals_view, base.arrivals empty): the same call is found, reason included; one arrival
+  // off is not, and nothing is added by looking.
+  AutoRequest viewed = last_late;
+  const std::vector<double> kept_by_caller = last_late.base.arrivals;
+  viewed.base.arrivals.clear();
+  viewed.arrivals_view = kept_by_caller;
+  viewed.remembered = &memo;
+  AutoChoice found;
+  ASSERT_TRUE(find_remembered_choice(Collective::allreduce, viewed, &found));
+  last_late.remembered = nullptr;
+  const AutoChoice fresh_last_late = choose_auto(Collective::allreduce, last_late);
+  EXPECT_EQ(found.algo, fresh_last_late.algo);
+  EXPECT_EQ(found.why, fresh_last_late.why);
+  std::vector<double> one_off = kept_by_caller;
+  one_off[3] += 1e-6;
+  viewed.arrivals_view = one_off;
+  EXPECT_FALSE(find_remembered_choice(Collective::allreduce, viewed, &found));
+  EXPECT_EQ(memo.size(), 5u);
   // The memory keeps the last RememberedChoices::kKept calls.
   for (int i = 0; i < 40; ++i) {
     late.base.arrivals[9] = 1e-3 * i;
