@@ -223,26 +223,18 @@ PAPCOLL_HOT int run_collective(const char* who, Collective c, Description& d,
     }
     const Selection& sel = call.selection();
     // The arrival times live in the context's spare storage and go back there after the call.
-    // "auto" reads agreed ones that the checks found valid where the caller keeps them, and
-    // copies them only for a schedule or a choice it has not remembered (at p = 1024 the copy
-    // was a tenth of a balanced call's path before the library's, under SMPI).
+    // "auto" first looks its remembered choices up in agreed ones that the checks found valid,
+    // where the caller keeps them: they are copied only for a schedule or a choice not remembered
+    // (at p = 1024 the copy was a tenth of a balanced call's path before the library's, in SMPI).
     std::vector<double> arrivals;
-    std::span<const double> agreed_in_place;
     bool took_spare = false;
-    auto take_arrivals = [&](std::span<const double> from) {
+    auto take_arrivals = [&] {
       arrivals.swap(call.context().arrivals_spare);
-      arrivals.assign(from.begin(), from.end());
       took_spare = true;
+      return call.arrivals(&arrivals);
     };
-    if (d.reads_arrivals()) {
-      if (sel.is_auto && call.agreed_arrivals_checked()) {
-        agreed_in_place = {call.options().arrivals, static_cast<size_t>(call.p())};
-      } else {
-        arrivals.swap(call.context().arrivals_spare);
-        took_spare = true;
-        PAPCOLL_TRY(call.arrivals(&arrivals));
-      }
-    }
+    const bool read_in_place = d.reads_arrivals() && sel.is_auto && call.agreed_arrivals_checked();
+    if (d.reads_arrivals() && !read_in_place) PAPCOLL_TRY(take_arrivals());
     const AlgorithmInfo* algo = sel.algo;
     bool native = (!sel.is_auto && sel.algo == nullptr) || d.needs_native();
     AutoChoice choice;
@@ -251,13 +243,13 @@ PAPCOLL_HOT int run_collective(const char* who, Collective c, Description& d,
       request.library = running_mpi_library();
       request.remembered = &call.context().remembered_choices;
       request.blocks_option = call.options().blocks;
-      request.arrivals_view = agreed_in_place;
-      if (agreed_in_place.empty() || !find_remembered_choice(c, request, &choice)) {
-        if (!agreed_in_place.empty()) {
-          take_arrivals(agreed_in_place);
+      if (read_in_place)
+        request.arrivals_view = {call.options().arrivals, static_cast<size_t>(call.p())};
+      if (!read_in_place || !find_remembered_choice(c, request, &choice)) {
+        if (read_in_place) {
+          PAPCOLL_TRY(take_arrivals());
           request.base.arrivals = std::move(arrivals);
           request.arrivals_view = {};
-          agreed_in_place = {};
         }
         choice = choose_auto(c, request);
       }
@@ -273,7 +265,7 @@ PAPCOLL_HOT int run_collective(const char* who, Collective c, Description& d,
       ran = d.run_native(call);
       if (took_spare) call.context().arrivals_spare = std::move(arrivals);
     } else {
-      if (!agreed_in_place.empty()) take_arrivals(agreed_in_place);
+      if (read_in_place && !took_spare) PAPCOLL_TRY(take_arrivals());
       ran = run_schedule(call, d, algo, std::move(arrivals));
     }
     if (ran != PAPCOLL_SUCCESS) [[unlikely]]

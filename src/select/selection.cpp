@@ -350,7 +350,7 @@ namespace {
 PAPCOLL_HOT void remembered_key(Collective c, const AutoRequest& r, std::string& key) {
   // The fixed part gathered first and appended once (an append per field cost more than the
   // rest of a balanced call's key).
-  char head[256];
+  char head[256];  // the fields below take about 130 bytes
   size_t used = 0;
   auto put = [&head, &used](const auto& v) {
     static_assert(sizeof v <= 16);
