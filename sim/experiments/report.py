@@ -1028,7 +1028,12 @@ def nodes_section(doc, png):
         lines += ["### opa-32x32 (1024 ranks on 32 nodes of 32, 100 Gbps between nodes)", "",
                   "All-reduce of 1M floats, `--alpha 1e-06 --beta 8e-11`, buffers folded and "
                   "results unchecked; P/delta against one whole-buffer message between nodes "
-                  "(0.336 ms).", ""]
+                  "(0.336 ms). Inside a node the platform's loopbacks are fat pipes: every "
+                  "transfer keeps 8 GB/s however many run at once, which no node's memory "
+                  "sustains, so rows that exchange inside a node at once (two-level-rsag) look "
+                  "faster than a node allows (sim/platforms/README.md, \"A node's memory "
+                  "bandwidth\": with a 60 GB/s memory bus on four of these nodes two-level-rsag "
+                  "goes from 0.69x the library's time to 1.03x on time).", ""]
         rows = []
         for r in opa:
             for delay, rs, by in by_delay_and_algorithm(r):

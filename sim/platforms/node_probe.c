@@ -1,8 +1,9 @@
 /* Checks a platform of many-core nodes under SimGrid SMPI (sim/platforms/README.md, "Platforms of
  * many-core nodes"): what MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) returns, one-way times within
  * a node and between nodes, whether two flows leaving one node share its link, whether two flows
- * inside one node share anything, and whether ranks computing at once on one host slow each
- * other down. Every figure is simulated time (MPI_Wtime); run it network-only so nothing of the
+ * inside one node share anything, whether all of a node's ranks copying at once (or one rank to
+ * several) share anything (a node's memory bandwidth), and whether ranks computing at once on one
+ * host slow each other down. Every figure is simulated time (MPI_Wtime); run it network-only so nothing of the
  * simulating machine leaks in:
  *
  *   smpicc -O2 sim/platforms/node_probe.c -o build-smpi/node_probe
@@ -145,7 +146,24 @@ int main(int argc, char** argv) {
     printf("\n");
   }
 
-  /* 4. Every rank computes 1e7 flops at once (10 ms on a 1 Gf core). */
+  /* 4. All of node 0's k ranks copying at once (each to the next of the node, a ring), and rank 0
+   * sending to up to 7 others of its node at once: fat pipes give x1.00 for both; a node's memory
+   * bus slows the first down once k flows need more than it carries. */
+  int* from = malloc(sizeof(int) * (size_t)k);
+  int* to = malloc(sizeof(int) * (size_t)k);
+  for (int i = 0; i < k; ++i) from[i] = i, to[i] = (i + 1) % k;
+  const double node_ring = flows(k, from, to, rank);
+  const int fan = k - 1 < 7 ? k - 1 : 7;
+  for (int i = 0; i < fan; ++i) from[i] = 0, to[i] = i + 1;
+  const double fan_out = flows(fan, from, to, rank);
+  free(from);
+  free(to);
+  if (rank == 0)
+    printf("4 MiB flows within a node, many at once: all %d ranks of node 0, each to the next, "
+           "%.3f ms (x%.2f); rank 0 to %d others %.3f ms (x%.2f)\n",
+           k, node_ring * 1e3, node_ring / one_in, fan, fan_out * 1e3, fan_out / one_in);
+
+  /* 5. Every rank computes 1e7 flops at once (10 ms on a 1 Gf core). */
   MPI_Barrier(MPI_COMM_WORLD);
   const double c0 = MPI_Wtime();
   smpi_execute_flops(1e7);
