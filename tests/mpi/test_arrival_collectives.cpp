@@ -169,14 +169,22 @@ int main(int argc, char** argv) {
     const uint64_t late_seed = p + 1;  // the late rank is (p + 1) mod p = 1
     bcast(chk, late, 0, late_seed);
     const std::string bcast_choice = papcoll_last_algorithm();
+    // These choices are those of one rank per node or one node. Under PAPCOLL_NODES (nodes of
+    // several ranks pretended) auto weighs the two-level rows against the MPI library instead
+    // (docs/algorithms.md, "Nodes of several ranks"; tests/unit/select/selection_test.cpp), so
+    // only the results above are checked then.
+    const char* pretended = std::getenv("PAPCOLL_NODES");
+    const bool flat_choices = pretended == nullptr || *pretended == '\0';
     // (A balanced broadcast is circulant or the MPI library's, by the cost model: selection.hpp.)
     const bool balanced_bcast = bcast_choice == "circulant" || bcast_choice == "native";
-    chk.expect(p >= 3 ? bcast_choice == "arrival-aware" : balanced_bcast,
-               "bcast auto with rank 1 a second late ran " + bcast_choice);
+    if (flat_choices)
+      chk.expect(p >= 3 ? bcast_choice == "arrival-aware" : balanced_bcast,
+                 "bcast auto with rank 1 a second late ran " + bcast_choice);
     allgatherv(chk, late, messages, "messages", late_seed);
     const std::string allgatherv_choice = papcoll_last_algorithm();
-    chk.expect(allgatherv_choice == (p >= 4 ? "arrival-aware" : "circulant"),
-               "allgatherv auto with rank 1 a second late ran " + allgatherv_choice);
+    if (flat_choices)
+      chk.expect(allgatherv_choice == (p >= 4 ? "arrival-aware" : "circulant"),
+                 "allgatherv auto with rank 1 a second late ran " + allgatherv_choice);
     const Call even{"auto", Pattern::balanced, 4099, true, 0};
     bcast(chk, even, 0, 8);
     const std::string even_choice = papcoll_last_algorithm();
