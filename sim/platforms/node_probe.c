@@ -3,8 +3,8 @@
  * a node and between nodes, whether two flows leaving one node share its link, whether two flows
  * inside one node share anything, whether all of a node's ranks copying at once (or one rank to
  * several) share anything (a node's memory bandwidth), and whether ranks computing at once on one
- * host slow each other down. Every figure is simulated time (MPI_Wtime); run it network-only so nothing of the
- * simulating machine leaks in:
+ * host slow each other down. Every figure is simulated time (MPI_Wtime); run it network-only so
+ * nothing of the simulating machine leaks in:
  *
  *   smpicc -O2 sim/platforms/node_probe.c -o build-smpi/node_probe
  *   sim/run.sh gige-8x6 12 build-smpi/node_probe --cfg=smpi/simulate-computation:no
