@@ -49,5 +49,13 @@ if [[ -d /dev/shm && -w /dev/shm ]] && command -v cc >/dev/null; then
   fi
   [[ -f $shim ]] && export LD_PRELOAD="$shim${LD_PRELOAD:+:$LD_PRELOAD}"
 fi
+# A platform whose nodes SMPI cannot see (opa-32x32: every rank a host of its own, a node a zone of
+# hosts; MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) groups by host) names them in NAME.nodes, a
+# PAPCOLL_NODES value (docs/ARCHITECTURE.md, "Nodes"); one set by the caller wins.
+nodes_file=${platform%.xml}.nodes
+if [[ -z ${PAPCOLL_NODES:-} && -f $nodes_file ]]; then
+  PAPCOLL_NODES=$(<"$nodes_file")
+  export PAPCOLL_NODES
+fi
 read -r -a flags <<<"${SMPIRUN_FLAGS:-}"
 exec smpirun "${flags[@]}" -platform "$platform" -hostfile "$hosts" -np "$np" "${quiet[@]}" "$@"

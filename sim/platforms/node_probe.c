@@ -100,6 +100,15 @@ int main(int argc, char** argv) {
     printf("split_type: %d ranks on %d nodes (%d on rank 0's node, %s); nodes %s the hosts\n", p,
            nodes, k, names, agree ? "are exactly" : "DIFFER FROM");
   MPI_Comm_free(&node);
+  /* On a platform whose nodes are zones of one-rank hosts (opa-32x32: a port per rank), SMPI's
+   * split_type sees hosts; PAPCOLL_NODES=block:K, which sim/run.sh sets from NAME.nodes, names
+   * the nodes instead, as it does for papcoll. */
+  const char* block = getenv("PAPCOLL_NODES");
+  if (block && strncmp(block, "block:", 6) == 0 && atoi(block + 6) > 0) {
+    k = atoi(block + 6);
+    nodes = (p + k - 1) / k;
+    if (rank == 0) printf("PAPCOLL_NODES=%s: %d nodes of %d ranks\n", block, nodes, k);
+  }
   if (nodes < 3 || k < 2) {
     if (rank == 0) printf("node_probe: needs 3 nodes of 2 ranks or more\n");
     MPI_Finalize();
