@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <utility>
 
 #include "api/arrivals.hpp"
 #include "api/options.hpp"
 #include "calibration/calibrate.hpp"
 #include "error/hot_path.hpp"
+#include "executor/step_overhead.hpp"
 
 namespace papcoll {
 namespace {
@@ -333,6 +335,21 @@ PAPCOLL_HOT int CollectiveCall::open_context(MPI_Comm comm, bool settle_network)
   // The options name the links between nodes only: those inside a node stay the communicator's.
   cost_.intra_alpha = net.intra_alpha;
   cost_.intra_beta = net.intra_beta;
+  // `auto` weighs papcoll's schedules with what a step of the executor costs beyond the links'
+  // latency (step_overhead.hpp), from a ring timed once per communicator. Not where ranks share
+  // cores: a round's time there is the operating system's scheduling, which the block counts
+  // already allow for (pipeline_blocks).
+  if (sel_.is_auto && !ctx_->cores_shared) {
+    if (!ctx_->ring_round_known) {
+      if (MpiStatus s = measure_ring_round(ctx_->comm, ctx_->scratch, &ctx_->ring_round); !s.ok())
+        return mpi_error(s);
+      ctx_->ring_round_known = true;
+      if (ctx_->rank == 0 && calibration_settings().verbose)
+        std::fprintf(stderr, "papcoll: a ring round through the executor on %d rank(s): %.3g s\n",
+                     p_, ctx_->ring_round);
+    }
+    cost_.step_overhead = step_overhead_from_round(ctx_->ring_round, cost_);
+  }
   record_network(comm_net, cost_,
                  alpha_given_ || beta_given_ ? NetworkSource::options : comm_net.source);
   return PAPCOLL_SUCCESS;

@@ -74,6 +74,12 @@ struct CommContext {
   // collectively by the first call that reads them, or by papcoll_calibrate.
   NetworkParams network;
   bool network_known = false;
+
+  // The slowest rank's time per round of a ring through the executor (step_overhead.hpp),
+  // identical on every rank: measured by the first `auto` call that weighs candidates, where
+  // ranks have cores of their own.
+  double ring_round = 0;
+  bool ring_round_known = false;
 };
 
 // The context of `user_comm`, created on first use. Collective over `user_comm` the first time

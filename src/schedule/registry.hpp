@@ -33,6 +33,11 @@ struct CostParams {
   // nodes. Read only where a node layout is given.
   double intra_alpha = 0;
   double intra_beta = 0;
+  // What one step of papcoll's executor costs a rank beyond the links' latency, seconds (posting,
+  // waiting, bookkeeping; measured per communicator, executor/step_overhead.hpp). Only `auto`'s
+  // estimates read it, as latency added to papcoll's candidates (select/selection.cpp); generators
+  // do not.
+  double step_overhead = 0;
 };
 
 // Everything a generator may depend on. Generators are pure functions of this struct: the same

@@ -41,7 +41,8 @@ bool same_input(const GeneratorInput& a, const GeneratorInput& b, bool with_bloc
          same_bits(x.beta, y.beta) && same_bits(x.gamma, y.gamma) &&
          x.cores_shared == y.cores_shared && x.shared_memory == y.shared_memory &&
          same_bits(x.intra_alpha, y.intra_alpha) && same_bits(x.intra_beta, y.intra_beta) &&
-         a.impl == b.impl && a.link_model == b.link_model && a.nodes == b.nodes &&
+         same_bits(x.step_overhead, y.step_overhead) && a.impl == b.impl &&
+         a.link_model == b.link_model && a.nodes == b.nodes &&
          same_elements(a.arrivals, b.arrivals) && same_elements(a.counts, b.counts);
 }
 

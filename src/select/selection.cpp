@@ -48,12 +48,19 @@ const double kInf = std::numeric_limits<double>::infinity();
 
 // The candidate's estimate for `in` as the call would run it, with `arrivals` (the preparation of
 // an algorithm that ignores arrivals drops them; its estimate still depends on them); +inf when
-// it cannot be costed.
+// it cannot be costed. Each message of the estimate pays the executor's step overhead on top of
+// the links' latency (CostParams::step_overhead): what a schedule of many short rounds pays on a
+// fast network, and the library's collective, costed without it, does not (step_overhead.hpp).
+// Only the estimate sees it: the schedule is prepared (its blocks) from the links' figures.
 double predicted(const AlgorithmInfo& algo, GeneratorInput in, const std::vector<double>& arrivals,
                  const PrepareInput& prepare) {
   try {
     prepare(algo, &in);
     in.arrivals = arrivals;
+    if (in.cost.step_overhead > 0) {
+      in.cost.alpha += in.cost.step_overhead;
+      if (in.cost.intra_alpha > 0) in.cost.intra_alpha += in.cost.step_overhead;
+    }
     const double t = algo.predict(in);
     return std::isfinite(t) ? t : kInf;
   } catch (const std::exception&) {
@@ -372,6 +379,7 @@ PAPCOLL_HOT void remembered_key(Collective c, const AutoRequest& r, std::string&
   put(r.base.cost.gamma);
   put(r.base.cost.intra_alpha);
   put(r.base.cost.intra_beta);
+  put(r.base.cost.step_overhead);
   put(r.base.cost.cores_shared);
   put(r.base.cost.shared_memory);
   put(r.base.elem_bytes);

@@ -8,12 +8,14 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "executor/executor.hpp"
+#include "executor/step_overhead.hpp"
 #include "mpi_check.hpp"
 #include "schedule/blocks.hpp"
 
@@ -204,6 +206,31 @@ int main(int argc, char** argv) {
       } else {
         for (int k = 0; k < 8; ++k) chk.expect(true, "needs 3 ranks");
       }
+    }
+    // A ring's round through the executor (executor/step_overhead.hpp, which `auto` weighs
+    // papcoll's many-round schedules with): a time, bit for bit the same on every rank, and the
+    // overhead is what it takes beyond the slower latency.
+    {
+      MPI_Comm dup = MPI_COMM_NULL;
+      MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+      MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+      ScratchBuffer scratch;
+      double round = -1;
+      const MpiStatus s = measure_ring_round(dup, scratch, &round);
+      chk.expect(s.ok(), "measure_ring_round: " + describe(s));
+      double root = round;
+      MPI_Bcast(&root, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+      chk.expect(std::memcmp(&root, &round, sizeof round) == 0, "ring round differs from rank 0's");
+      chk.expect(p < 2 ? round == 0 : std::isfinite(round) && round > 0 && round < 1,
+                 "ring round " + std::to_string(round) + " s");
+      CostParams c;
+      c.alpha = round / 4;
+      c.intra_alpha = round / 2;
+      chk.expect(step_overhead_from_round(round, c) == round - round / 2,
+                 "overhead beyond latency");
+      c.alpha = 2 * round;
+      chk.expect(step_overhead_from_round(round, c) == 0, "no overhead below the latency");
+      MPI_Comm_free(&dup);
     }
     status = chk.finish();
   }
