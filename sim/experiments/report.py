@@ -1033,7 +1033,12 @@ def nodes_section(doc, png):
                   "sustains, so rows that exchange inside a node at once (two-level-rsag) look "
                   "faster than a node allows (sim/platforms/README.md, \"A node's memory "
                   "bandwidth\": with a 60 GB/s memory bus on four of these nodes two-level-rsag "
-                  "goes from 0.69x the library's time to 1.03x on time).", ""]
+                  "goes from 0.69x the library's time to 1.03x on time). `auto` times a "
+                  "node-wide exchange once per communicator and weighs two-level-rsag with what "
+                  "it took (docs/calibration.md, \"Node exchange\"), so it takes the row here "
+                  "and keeps the library where the copies queue (`opa-32x32-ports`); the rows "
+                  "named in the options run at the links' block counts, `auto`'s at counts that "
+                  "weigh the executor's step overhead.", ""]
         rows = []
         for r in opa:
             for delay, rs, by in by_delay_and_algorithm(r):

@@ -9,6 +9,7 @@
 #include "api/options.hpp"
 #include "calibration/calibrate.hpp"
 #include "error/hot_path.hpp"
+#include "executor/node_exchange.hpp"
 #include "executor/step_overhead.hpp"
 
 namespace papcoll {
@@ -349,6 +350,21 @@ PAPCOLL_HOT int CollectiveCall::open_context(MPI_Comm comm, bool settle_network)
                      p_, ctx_->ring_round);
     }
     cost_.step_overhead = step_overhead_from_round(ctx_->ring_round, cost_);
+    // On nodes of several ranks, how a node-wide exchange runs (node_exchange.hpp): the same on
+    // every rank.
+    if (ctx_->schedule_nodes != nullptr && !ctx_->node_exchange_known) {
+      if (MpiStatus s = measure_node_exchange(ctx_->comm, *ctx_->schedule_nodes, ctx_->scratch,
+                                              &ctx_->node_exchange);
+          !s.ok())
+        return mpi_error(s);
+      ctx_->node_exchange_known = true;
+      if (ctx_->rank == 0 && calibration_settings().verbose)
+        std::fprintf(stderr, "papcoll: a node-wide exchange on %s: %.3g s + %.3g s/B per piece\n",
+                     ctx_->schedule_nodes->describe().c_str(), ctx_->node_exchange.alpha,
+                     ctx_->node_exchange.beta);
+    }
+    cost_.exchange_alpha = ctx_->node_exchange.alpha;
+    cost_.exchange_beta = ctx_->node_exchange.beta;
   }
   record_network(comm_net, cost_,
                  alpha_given_ || beta_given_ ? NetworkSource::options : comm_net.source);

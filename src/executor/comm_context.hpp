@@ -12,6 +12,7 @@
 #include "calibration/network_params.hpp"
 #include "executor/executor.hpp"
 #include "executor/mpi_status.hpp"
+#include "executor/node_exchange.hpp"
 #include "executor/shared_window.hpp"
 #include "model/link_model_cache.hpp"
 #include "model/node_layout.hpp"
@@ -80,6 +81,10 @@ struct CommContext {
   // ranks have cores of their own.
   double ring_round = 0;
   bool ring_round_known = false;
+  // A node-wide exchange as it ran (node_exchange.hpp), identical on every rank: measured after
+  // the ring where `schedule_nodes` is set; zeros: not measured.
+  ExchangeLine node_exchange;
+  bool node_exchange_known = false;
 };
 
 // The context of `user_comm`, created on first use. Collective over `user_comm` the first time

@@ -472,7 +472,9 @@ RankSchedule generate_rank(const AlgorithmInfo& algo, const GeneratorInput& in, 
 
 int pipeline_blocks(double bytes, int extra_rounds, const CostParams& cost, double factor) {
   if (extra_rounds <= 0 || !(bytes > 0) || !(cost.alpha > 0) || cost.cores_shared) return 1;
-  const double n = factor * std::sqrt(extra_rounds * cost.beta * bytes / cost.alpha);
+  const double overhead =
+      std::isfinite(cost.step_overhead) && cost.step_overhead > 0 ? cost.step_overhead : 0.0;
+  const double n = factor * std::sqrt(extra_rounds * cost.beta * bytes / (cost.alpha + overhead));
   if (!std::isfinite(n)) return 1;
   return static_cast<int>(std::clamp(std::llround(n), 1LL, 1LL << 20));
 }

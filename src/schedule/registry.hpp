@@ -34,10 +34,20 @@ struct CostParams {
   double intra_alpha = 0;
   double intra_beta = 0;
   // What one step of papcoll's executor costs a rank beyond the links' latency, seconds (posting,
-  // waiting, bookkeeping; measured per communicator, executor/step_overhead.hpp). Only `auto`'s
-  // estimates read it, as latency added to papcoll's candidates (select/selection.cpp); generators
-  // do not.
+  // waiting, bookkeeping; measured per communicator, executor/step_overhead.hpp; set for `auto`'s
+  // calls only). `auto`'s estimates add it to the latency of papcoll's candidates
+  // (select/selection.cpp), and the pipelines' block counts to each round (pipeline_blocks); the
+  // generators' own plans do not read it.
   double step_overhead = 0;
+  // A node-wide exchange as it ran on this machine (executor/node_exchange.hpp: timed once per
+  // communicator where `auto` weighs candidates on nodes of several ranks): every rank of a node
+  // sending a piece of m bytes to every other at once took each rank (c - 1)(exchange_alpha +
+  // exchange_beta m), the executor's step and its memory work included. Both 0: not measured; the
+  // exchange is then the links' messages one after another, each with its step overhead. Read by
+  // two-level-rsag, whose phases inside a node are such exchanges.
+  double exchange_alpha = 0;
+  double exchange_beta = 0;
+  bool exchange_measured() const { return exchange_alpha > 0 || exchange_beta > 0; }
 };
 
 // Everything a generator may depend on. Generators are pure functions of this struct: the same
@@ -163,9 +173,13 @@ int default_block_count(const AlgorithmInfo& algo, const GeneratorInput& in);
 // Blocks minimising (n - 1 + extra_rounds) * (alpha + beta * bytes / n), the time of a pipeline
 // of n blocks that needs extra_rounds rounds beyond one per block (Traff 2023, Sect. 3: block size
 // proportional to sqrt(bytes / log p) for the circulant broadcast): n = sqrt(extra_rounds *
-// beta * bytes / alpha) times `factor`, rounded, at least 1. One block when cost.cores_shared:
-// the transfers then queue for the same CPUs, so the total copying is the same for every n and
-// each extra round only adds scheduler switches (measured, docs/circulant.md).
+// beta * bytes / alpha) times `factor`, rounded, at least 1. A round costs the executor's step
+// overhead too where it was measured (cost.step_overhead, set for `auto`'s calls): alpha plus
+// that, which on a fast network is most of a round (opa-32x32, 1024 ranks: two-level-rsag's
+// 5248 blocks from the links alone, about 1150 with the 19 us overhead; one rank 1 ms late it
+// took P = 3.6 ms at 5248, 1.10 at 1024, 1.13 at 256, docs/calibration.md). One block when
+// cost.cores_shared: the transfers then queue for the same CPUs, so the total copying is the same
+// for every n and each extra round only adds scheduler switches (measured, docs/circulant.md).
 //
 // kPipelineBlockFactor (the all-gatherv) is below the optimum: every round also costs papcoll's
 // own bookkeeping (a datatype over one range per origin), which alpha does not include

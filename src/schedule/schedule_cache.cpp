@@ -41,7 +41,9 @@ bool same_input(const GeneratorInput& a, const GeneratorInput& b, bool with_bloc
          same_bits(x.beta, y.beta) && same_bits(x.gamma, y.gamma) &&
          x.cores_shared == y.cores_shared && x.shared_memory == y.shared_memory &&
          same_bits(x.intra_alpha, y.intra_alpha) && same_bits(x.intra_beta, y.intra_beta) &&
-         same_bits(x.step_overhead, y.step_overhead) && a.impl == b.impl &&
+         same_bits(x.step_overhead, y.step_overhead) &&
+         same_bits(x.exchange_alpha, y.exchange_alpha) &&
+         same_bits(x.exchange_beta, y.exchange_beta) && a.impl == b.impl &&
          a.link_model == b.link_model && a.nodes == b.nodes &&
          same_elements(a.arrivals, b.arrivals) && same_elements(a.counts, b.counts);
 }
@@ -77,6 +79,8 @@ std::string schedule_key(Collective c, const AlgorithmInfo* algo, const Generato
     append_bytes(key, in.cost.gamma);
     append_bytes(key, in.cost.intra_alpha);
     append_bytes(key, in.cost.intra_beta);
+    append_bytes(key, in.cost.exchange_alpha);
+    append_bytes(key, in.cost.exchange_beta);
     append_bytes(key, in.nodes.get());
   }
   if (c == Collective::scatterv || c == Collective::gatherv) {

@@ -51,7 +51,8 @@ const double kInf = std::numeric_limits<double>::infinity();
 // it cannot be costed. Each message of the estimate pays the executor's step overhead on top of
 // the links' latency (CostParams::step_overhead): what a schedule of many short rounds pays on a
 // fast network, and the library's collective, costed without it, does not (step_overhead.hpp).
-// Only the estimate sees it: the schedule is prepared (its blocks) from the links' figures.
+// The schedule is prepared with it apart, as the call runs it: its block counts weigh it
+// (pipeline_blocks), its plans' own estimates do not.
 double predicted(const AlgorithmInfo& algo, GeneratorInput in, const std::vector<double>& arrivals,
                  const PrepareInput& prepare) {
   try {
@@ -60,6 +61,9 @@ double predicted(const AlgorithmInfo& algo, GeneratorInput in, const std::vector
     if (in.cost.step_overhead > 0) {
       in.cost.alpha += in.cost.step_overhead;
       if (in.cost.intra_alpha > 0) in.cost.intra_alpha += in.cost.step_overhead;
+      // Now in the latency: the block counts a row's estimate derives within (pipeline_blocks)
+      // must not add it twice.
+      in.cost.step_overhead = 0;
     }
     const double t = algo.predict(in);
     return std::isfinite(t) ? t : kInf;
@@ -380,6 +384,8 @@ PAPCOLL_HOT void remembered_key(Collective c, const AutoRequest& r, std::string&
   put(r.base.cost.intra_alpha);
   put(r.base.cost.intra_beta);
   put(r.base.cost.step_overhead);
+  put(r.base.cost.exchange_alpha);
+  put(r.base.cost.exchange_beta);
   put(r.base.cost.cores_shared);
   put(r.base.cost.shared_memory);
   put(r.base.elem_bytes);

@@ -15,7 +15,9 @@
 #include <vector>
 
 #include "executor/executor.hpp"
+#include "executor/node_exchange.hpp"
 #include "executor/step_overhead.hpp"
+#include "model/node_layout.hpp"
 #include "mpi_check.hpp"
 #include "schedule/blocks.hpp"
 
@@ -230,6 +232,49 @@ int main(int argc, char** argv) {
                  "overhead beyond latency");
       c.alpha = 2 * round;
       chk.expect(step_overhead_from_round(round, c) == 0, "no overhead below the latency");
+      MPI_Comm_free(&dup);
+    }
+    // A node-wide exchange through the executor (executor/node_exchange.hpp, which two-level-rsag's
+    // estimate reads): on nodes of two ranks (and a last one of one where p is odd) a line, bit for
+    // bit the same on every rank, with a time per piece; nothing with one rank per node. And the
+    // line's arithmetic.
+    {
+      MPI_Comm dup = MPI_COMM_NULL;
+      MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+      MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+      ScratchBuffer scratch;
+      ExchangeLine line{-1, -1};
+      MpiStatus s = measure_node_exchange(dup, block_node_layout(p, 2), scratch, &line);
+      chk.expect(s.ok(), "measure_node_exchange: " + describe(s));
+      double mine[2] = {line.alpha, line.beta}, root[2] = {line.alpha, line.beta};
+      MPI_Bcast(root, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+      chk.expect(std::memcmp(root, mine, sizeof mine) == 0, "exchange line differs from rank 0's");
+      const double piece = line.alpha + line.beta * node_exchange_piece_bytes(2);
+      chk.expect(p < 2 ? line.alpha == 0 && line.beta == 0
+                       : line.alpha >= 0 && line.beta >= 0 && piece > 0 && piece < 1,
+                 "exchange line " + std::to_string(line.alpha) + " s + " +
+                     std::to_string(line.beta) + " s/B on nodes of 2");
+      ExchangeLine flat{-1, -1};
+      s = measure_node_exchange(dup, block_node_layout(p, 1), scratch, &flat);
+      chk.expect(s.ok() && flat.alpha == 0 && flat.beta == 0,
+                 "one rank per node: nothing measured");
+      chk.expect(node_exchange_piece_bytes(32) == 64 << 10 &&
+                     node_exchange_piece_bytes(256) == 16 << 10 &&
+                     node_exchange_piece_bytes(4096) == 4 << 10,
+                 "piece sizes");
+      // 31 pieces a rank: 1 KiB in 31 x 10 us, 64 KiB in 31 x (10 us + 63 KiB x 2 ns).
+      const double large_s = 31 * (10e-6 + 2e-9 * (63 << 10));
+      const ExchangeLine fit = node_exchange_line(31 * 10e-6, large_s, 32, 1024, 64 << 10);
+      chk.expect(std::abs(fit.beta - 2e-9) < 1e-18 &&
+                     std::abs(fit.alpha - (10e-6 - 2e-9 * 1024)) < 1e-15,
+                 "line through two points");
+      const ExchangeLine flat_fit = node_exchange_line(1e-3, 0.5e-3, 32, 1024, 64 << 10);
+      chk.expect(flat_fit.beta == 0 && std::abs(flat_fit.alpha - 1e-3 / 31) < 1e-15,
+                 "never a negative beta");
+      chk.expect(node_exchange_line(1e-3, 2e-3, 1, 1024, 64 << 10).alpha == 0 &&
+                     node_exchange_line(0, 2e-3, 32, 1024, 64 << 10).beta == 0 &&
+                     node_exchange_line(1e-3, 2e-3, 32, 1024, 1024).alpha == 0,
+                 "nothing to tell");
       MPI_Comm_free(&dup);
     }
     status = chk.finish();

@@ -80,6 +80,15 @@ int shift_target(int i, int t, int size, int pieces, bool scatter) {
   return i < pieces ? j : -1;
 }
 
+// One message of an exchange inside a node, a piece of `bytes` (`c`: intra_cost): its share of the
+// exchange as it ran on this machine where it was timed (CostParams::exchange_alpha and
+// exchange_beta, executor/node_exchange.hpp: the step overhead and the copies' memory work in
+// it), else one message over the links inside a node, which the exchange takes one after another.
+double exchange_message(const CostParams& c, double bytes) {
+  if (c.exchange_measured()) return c.exchange_alpha + c.exchange_beta * bytes;
+  return c.alpha + c.beta * bytes;
+}
+
 void node_exchange(const std::vector<int>& members, const std::vector<double>& start, int pieces,
                    bool scatter, double message, double reduce, Exchange& e) {
   const int size = static_cast<int>(members.size());
@@ -139,7 +148,7 @@ double node_pieces_ready(const GeneratorInput& in, const std::vector<double>& a,
   const double piece = in.bytes / pieces;
   start.clear();
   for (int r : members) start.push_back(a[r]);
-  node_exchange(members, start, pieces, true, c.alpha + c.beta * piece, c.gamma * piece, e);
+  node_exchange(members, start, pieces, true, exchange_message(c, piece), c.gamma * piece, e);
   return *std::max_element(e.step_end.begin(), e.step_end.begin() + pieces);
 }
 
@@ -284,13 +293,17 @@ int two_level_rsag_allreduce_blocks(const GeneratorInput& in) {
 double two_level_rsag_allreduce_predict(const GeneratorInput& in) {
   if (in.p == 1) return 0;
   // Not costed (+inf, so never auto's) where a node's links are not at least kRsagLinkRatio times
-  // faster than the network's: there the exchanges inside a node (each rank takes c - 1 pieces
-  // into scratch and reduces them) last as long as the network phase, and the executor's memory
-  // work in them, which the cost model leaves out, decides. On opa-32x32 (8 GB/s inside a node,
-  // 12.5 GB/s between) the row took 8.4 ms on time against the library's 1.75 and 27.3 with one
-  // rank 1 ms late, where this estimate said 1.7 and 2.4 (docs/results.md).
+  // faster than the network's and the exchanges inside a node were not timed: there the
+  // exchanges (each rank takes c - 1 pieces into scratch and reduces them) last as long as the
+  // network phase, and what the port model leaves out of them (the executor's memory work, its
+  // posting of 2 (c - 1) messages in one step, copies side by side or queued for a memory bus)
+  // decides. On opa-32x32 (8 GB/s inside a node, 12.5 GB/s between) the port model costed the
+  // row at 1.7 ms on time and 2.4 with one rank 1 ms late, against 8.4 and 27.3 then taken
+  // (docs/results.md). A timed exchange (CostParams::exchange_alpha, exchange_beta) holds all of
+  // that, and the estimate below reads it.
   const CostParams intra = intra_cost(in.cost);
-  if (in.nodes != nullptr && intra.beta * kRsagLinkRatio > in.cost.beta)
+  if (in.nodes != nullptr && !in.cost.exchange_measured() &&
+      intra.beta * kRsagLinkRatio > in.cost.beta)
     return std::numeric_limits<double>::infinity();
   const std::shared_ptr<const RsagPlan> kept = rsag_plan(in);
   const RsagPlan& rp = *kept;
@@ -321,7 +334,7 @@ double two_level_rsag_allreduce_predict(const GeneratorInput& in) {
   }
   const CostParams c = intra_cost(in.cost);
   const double piece = in.bytes / rp.pieces;
-  const double message = c.alpha + c.beta * piece;
+  const double message = exchange_message(c, piece);
   std::vector<double> done(static_cast<size_t>(in.p));
   for (int k = 0; k < plan.nodes; ++k) {
     const std::vector<int>& m = rp.members[k];

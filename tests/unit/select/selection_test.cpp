@@ -652,5 +652,56 @@ TEST(AutoSelection, ByPiecesOnlyWhereANodesLinksAreMuchFaster) {
   EXPECT_TRUE(std::isfinite(rsag->predict(g)));
 }
 
+// The same opa-32x32 call as `auto` weighs it in SMPI: the links inside a node as calibrated there
+// (6.45 us, 8 GB/s), the step overhead of the executor's ring (19.2 us) and the node-wide
+// exchange as it was timed (docs/calibration.md, "Node exchange"). A timed exchange is costed as
+// it ran, whatever the links: where its copies ran side by side (9.2 us + 1.3e-11 s/B a piece,
+// opa-32x32's fat pipes) the row beats the library's estimate with one rank late and on time, and
+// `auto` takes it (SMPI: P 1.26 ms against 1.69, 1.66 ms against 1.72 on time); where each
+// rank's copies queued on its port (opa-32x32-ports) the estimate grows and `auto` keeps the
+// library.
+TEST(AutoSelection, ByPiecesWhereTheNodesExchangesWereTimed) {
+  GeneratorInput in = input(1024, kFourMiB, one_late(1024, 0.001), -1);
+  in.cost.alpha = 1e-6;
+  in.cost.beta = 8e-11;
+  in.cost.gamma = 1e-12;
+  in.nodes = std::make_shared<const NodeLayout>(block_node_layout(1024, 32));
+  in.cost.intra_alpha = 6.45e-6;
+  in.cost.intra_beta = 1.26e-10;
+  in.cost.step_overhead = 19.2e-6;
+  const AlgorithmInfo* rsag = find_algorithm(Collective::allreduce, "two-level-rsag");
+  ASSERT_NE(rsag, nullptr);
+  GeneratorInput g = in;
+  prepare(*rsag, &g);
+  EXPECT_TRUE(std::isinf(rsag->predict(g)));  // not timed: the port model's guard
+  in.cost.exchange_alpha = 9.21e-6;
+  in.cost.exchange_beta = 1.33e-11;
+  g = in;
+  prepare(*rsag, &g);
+  const double side_by_side = rsag->predict(g);
+  EXPECT_TRUE(std::isfinite(side_by_side));
+  AutoVerdict v;
+  EXPECT_EQ(choose_allreduce(1 << 20, true, in, prepare, &v, 0, nullptr, MpiLibrary::smpi_ompi),
+            rsag);
+  GeneratorInput balanced = in;
+  balanced.arrivals.assign(1024, 0.0);
+  EXPECT_EQ(choose_allreduce(1 << 20, true, balanced, prepare, &v, 0, nullptr,
+                             MpiLibrary::smpi_ompi),
+            rsag);
+  // Copies one after another through each rank's port of 8 GB/s.
+  in.cost.exchange_alpha = 9.04e-6;
+  in.cost.exchange_beta = 6.72e-11;
+  g = in;
+  prepare(*rsag, &g);
+  EXPECT_GT(rsag->predict(g), side_by_side);
+  EXPECT_EQ(choose_allreduce(1 << 20, true, in, prepare, &v, 0, nullptr, MpiLibrary::smpi_ompi),
+            nullptr);
+  balanced = in;
+  balanced.arrivals.assign(1024, 0.0);
+  EXPECT_EQ(choose_allreduce(1 << 20, true, balanced, prepare, &v, 0, nullptr,
+                             MpiLibrary::smpi_ompi),
+            nullptr);
+}
+
 }  // namespace
 }  // namespace papcoll
