@@ -104,7 +104,7 @@ MpiStatus measure_node_exchange(MPI_Comm comm, const NodeLayout& nodes, ScratchB
   const int64_t large = node_exchange_piece_bytes(nodes.largest_node());
   // malloc, not new: under SMPI an allocation this large is folded onto memory every simulated
   // rank shares (--cfg=smpi/auto-shared-malloc-thresh), as the programs' own buffers are. A rank
-  // alone on its node exchanges nothing but takes part in the barriers and the maximum.
+  // alone on its node exchanges nothing but takes part in the barriers and the gather.
   std::unique_ptr<void, FreeDeleter> memory(
       c > 1 ? std::calloc(static_cast<size_t>(c), static_cast<size_t>(large)) : nullptr);
   // Agreed before any exchange: a rank without its buffer would leave its node-mates waiting for
