@@ -25,20 +25,31 @@ inline std::vector<double> arrivals_of(const GeneratorInput& in) {
 // an estimate composed of phases (the two-level rows run another row among the nodes' leaders)
 // needs each leader's finish, not only the mean the predict returns. Every estimator ends in
 // mean_elapsed or all_finish_after_last (or keeps its finishes itself), which store them.
-inline thread_local std::vector<double>* t_finish_times = nullptr;
+class FinishTimes;
+inline thread_local FinishTimes* t_finish_times = nullptr;
 class FinishTimes {
  public:
-  FinishTimes() : saved_(t_finish_times) { t_finish_times = &finish; }
+  FinishTimes() : saved_(t_finish_times) { t_finish_times = this; }
   ~FinishTimes() { t_finish_times = saved_; }
   FinishTimes(const FinishTimes&) = delete;
   FinishTimes& operator=(const FinishTimes&) = delete;
   std::vector<double> finish;  // the last estimate's, one per rank (empty: none was kept)
+  // When each rank holds its whole result, where that is before its finish (a rank that goes on
+  // sending it: late-fold's servers, which hand the chain the result after the broadcast); empty:
+  // at its finish. A phase that reads the result (a node's broadcast) starts from it.
+  std::vector<double> has;
 
  private:
-  std::vector<double>* saved_;
+  FinishTimes* saved_;
 };
 inline void keep_finish(const std::vector<double>& finish) {
-  if (t_finish_times != nullptr) *t_finish_times = finish;
+  if (t_finish_times == nullptr) return;
+  t_finish_times->finish = finish;
+  t_finish_times->has.clear();
+}
+// After keep_finish (mean_elapsed) of the same estimate.
+inline void keep_has(const std::vector<double>& has) {
+  if (t_finish_times != nullptr) t_finish_times->has = has;
 }
 
 // Mean over ranks of finish - arrival.
@@ -56,7 +67,7 @@ inline double mean_elapsed(const std::vector<double>& finish, const std::vector<
 inline double all_finish_after_last(const GeneratorInput& in, double t) {
   const std::vector<double> a = arrivals_of(in);
   const double last = *std::max_element(a.begin(), a.end());
-  if (t_finish_times != nullptr) t_finish_times->assign(a.size(), last + t);
+  if (t_finish_times != nullptr) keep_finish(std::vector<double>(a.size(), last + t));
   return last + t - std::accumulate(a.begin(), a.end(), 0.0) / in.p;
 }
 

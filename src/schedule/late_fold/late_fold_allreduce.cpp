@@ -56,9 +56,11 @@ double estimate_allreduce_late(const GeneratorInput& in, const std::vector<int>&
   const BlockRuns runs1 = late_fold_runs(in.blocks, p, false);
   const EarlyReduce early = early_reduce_timing(in, runs1, l.rank_at, sim, a);
   const double t1_end = positions > 1 ? early.done(0) : a[l.rank_at[0]];
-  std::vector<double> finish(static_cast<size_t>(p));
-  FoldTail(l, runs, early.rounds).estimate(in, a, t1_end, finish);
-  return estimate::mean_elapsed(finish, a);
+  std::vector<double> finish(static_cast<size_t>(p)), has;
+  FoldTail(l, runs, early.rounds).estimate(in, a, t1_end, finish, has);
+  const double mean = estimate::mean_elapsed(finish, a);
+  estimate::keep_has(has);
+  return mean;
 }
 
 // The number of late ranks the schedule treats as late, 0 for PRR: the least estimate on the

@@ -86,28 +86,38 @@ std::vector<double> node_sums_ready(const GeneratorInput& in, const TwoLevelPlan
   return node_sums(in, plan).ready;
 }
 
-std::vector<double> leaders_finish(const TwoLevelPlan& plan, const std::vector<double>& ready,
-                                   const AlgorithmInfo& row, const GeneratorInput& leaders) {
-  if (plan.nodes < 2) return ready;
+LeadersDone leaders_finish(const TwoLevelPlan& plan, const std::vector<double>& ready,
+                           const AlgorithmInfo& row, const GeneratorInput& leaders) {
+  LeadersDone d;
+  if (plan.nodes < 2) {
+    d.finish = d.has = ready;
+    return d;
+  }
   GeneratorInput g = leaders;
   g.arrivals = ready;
   estimate::FinishTimes kept;
   const double mean = row.predict(g);
-  if (static_cast<int>(kept.finish.size()) == plan.nodes) return kept.finish;
+  if (static_cast<int>(kept.finish.size()) == plan.nodes) {
+    d.finish = std::move(kept.finish);
+    d.has = static_cast<int>(kept.has.size()) == plan.nodes ? std::move(kept.has) : d.finish;
+    return d;
+  }
   // An estimate that keeps no per-rank times: every leader at the mean.
-  std::vector<double> f(ready);
-  for (double& t : f) t += mean;
-  return f;
+  d.finish = ready;
+  for (double& t : d.finish) t += mean;
+  d.has = d.finish;
+  return d;
 }
 
 double spread_to_nodes_estimate(const GeneratorInput& in, const TwoLevelPlan& plan,
                                 const std::vector<double>& ready, const AlgorithmInfo& row,
                                 const GeneratorInput& leaders) {
   const std::vector<double> a = estimate::arrivals_of(in);
-  std::vector<double> lf = leaders_finish(plan, ready, row, leaders);
+  const LeadersDone ld = leaders_finish(plan, ready, row, leaders);
+  const std::vector<double>& lf = ld.finish;
   // A broadcast's root holds the data from the start: its node's broadcast does not wait for
   // the root's sends among the leaders.
-  std::vector<double> has = lf;
+  std::vector<double> has = ld.has;
   if (row.collective == Collective::bcast && leaders.root >= 0 && leaders.root < plan.nodes)
     has[leaders.root] = ready[leaders.root];
   const CostParams c = intra_cost(in.cost);

@@ -19,9 +19,14 @@ NodeSums node_sums(const GeneratorInput& in, const TwoLevelPlan& plan);
 std::vector<double> node_sums_ready(const GeneratorInput& in, const TwoLevelPlan& plan);
 
 // Each leader's finish when the leaders run `row` on `leaders` with the nodes' ready times as
-// arrivals: the row's own per-rank estimate (estimate::FinishTimes).
-std::vector<double> leaders_finish(const TwoLevelPlan& plan, const std::vector<double>& ready,
-                                   const AlgorithmInfo& row, const GeneratorInput& leaders);
+// arrivals, and when it holds its result (`has`: a leader that goes on handing the result on
+// among the leaders has it before its finish, and its node's broadcast starts from there): the
+// row's own per-rank estimate (estimate::FinishTimes).
+struct LeadersDone {
+  std::vector<double> finish, has;
+};
+LeadersDone leaders_finish(const TwoLevelPlan& plan, const std::vector<double>& ready,
+                           const AlgorithmInfo& row, const GeneratorInput& leaders);
 
 // The mean elapsed time when every leader, once its part among the leaders is done, broadcasts
 // the result inside its node by a binomial tree of whole vectors.

@@ -81,7 +81,7 @@ double two_level_reduce_predict(const GeneratorInput& in) {
   const NodeSums sums = node_sums(in, plan);
   const std::vector<double> a = estimate::arrivals_of(in);
   const std::vector<double> lf =
-      leaders_finish(plan, sums.ready, *rp.row, leaders_with_blocks(rp, in));
+      leaders_finish(plan, sums.ready, *rp.row, leaders_with_blocks(rp, in)).finish;
   std::vector<double> done(sums.sent);
   for (int k = 0; k < plan.nodes; ++k) done[plan.leader[k]] = std::max(lf[k], a[plan.leader[k]]);
   return estimate::mean_elapsed(done, a);

@@ -321,16 +321,20 @@ double two_level_rsag_allreduce_predict(const GeneratorInput& in) {
   // done no earlier than one run alone would be, nor than its bytes take c times over on top of
   // the latencies after the last node is ready (an all-reduce waits for every node):
   // max(f(beta), f(c beta) - (f(0) - latest)), f the row's estimate with that beta.
-  std::vector<double> f = leaders_finish(plan, ready, *rp.row, piece_in);
+  // Both an owner's finish among the nodes and when it holds its piece's result (C starts from
+  // there), each bounded so.
+  LeadersDone f = leaders_finish(plan, ready, *rp.row, piece_in);
   if (rp.pieces > 1 && plan.nodes > 1) {
     GeneratorInput alone = piece_in, latency = piece_in;
     alone.cost.beta = in.cost.beta;
     latency.cost.beta = 0;
-    const std::vector<double> f1 = leaders_finish(plan, ready, *rp.row, alone);
-    const std::vector<double> f0 = leaders_finish(plan, ready, *rp.row, latency);
+    const LeadersDone f1 = leaders_finish(plan, ready, *rp.row, alone);
+    const LeadersDone f0 = leaders_finish(plan, ready, *rp.row, latency);
     const double latest = *std::max_element(ready.begin(), ready.end());
-    for (int k = 0; k < plan.nodes; ++k)
-      f[k] = std::max(f1[k], f[k] - std::max(0.0, f0[k] - latest));
+    for (int k = 0; k < plan.nodes; ++k) {
+      f.finish[k] = std::max(f1.finish[k], f.finish[k] - std::max(0.0, f0.finish[k] - latest));
+      f.has[k] = std::max(f1.has[k], f.has[k] - std::max(0.0, f0.has[k] - latest));
+    }
   }
   const CostParams c = intra_cost(in.cost);
   const double piece = in.bytes / rp.pieces;
@@ -344,9 +348,11 @@ double two_level_rsag_allreduce_predict(const GeneratorInput& in) {
     node_exchange(m, start, rp.pieces, true, message, c.gamma * piece, e);
     for (size_t i = 0; i < m.size(); ++i) start[i] = std::max(e.step_end[i], e.sent[i]);
     if (plan.nodes > 1)
-      for (int j = 0; j < rp.pieces; ++j) start[j] = std::max(start[j], f[k]);
+      for (int j = 0; j < rp.pieces; ++j) start[j] = std::max(start[j], f.has[k]);
     node_exchange(m, start, rp.pieces, false, message, 0, e);
     for (size_t i = 0; i < m.size(); ++i) done[m[i]] = std::max(e.step_end[i], e.sent[i]);
+    if (plan.nodes > 1)
+      for (int j = 0; j < rp.pieces; ++j) done[m[j]] = std::max(done[m[j]], f.finish[k]);
   }
   return estimate::mean_elapsed(done, a);
 }
