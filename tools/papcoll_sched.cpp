@@ -20,6 +20,7 @@
 #include "json_number.hpp"
 #include "model/link_model_io.hpp"
 #include "model/node_layout.hpp"
+#include "papcoll_sched_auto.hpp"
 #include "papcoll_sched_library.hpp"
 #include "papcoll_sched_time.hpp"
 #include "schedule/circulant/circulant_check.hpp"
@@ -296,10 +297,15 @@ Args parse_args(int argc, char** argv) {
   papcoll_cli::add_kept(*vc, "--threads", a.flags, "worker threads, 0 = all cores (default 0)",
                         "N");
   papcoll_cli::add_flag(*vc, "--json", a.json, "one JSON object instead of text");
-  // Listed for --help; run() hands it to sched_library before this parser sees it.
+  // Listed for --help; run() hands them to sched_library and sched_auto before this parser sees
+  // them.
   papcoll_cli::add_command(app, "library",
                            "what an MPI library runs for a collective and the library model's "
                            "time for it ('papcoll-sched library' alone: its options)")
+      ->allow_extras();
+  papcoll_cli::add_command(app, "auto",
+                           "what auto runs for a call and why, with every row's estimate "
+                           "('papcoll-sched auto' alone: its options)")
       ->allow_extras();
   CLI::App* bench =
       papcoll_cli::add_command(app, "bench", "time generators: clairvoyant, circulant");
@@ -913,6 +919,7 @@ int cmd_bench_clairvoyant(const Args& a) {
 int run(int argc, char** argv) {
   // The library model's command parses its own flags (tools/papcoll_sched_library.cpp).
   if (argc >= 2 && std::string(argv[1]) == "library") return sched_library::run(argc, argv);
+  if (argc >= 2 && std::string(argv[1]) == "auto") return sched_auto::run(argc, argv);
   Args a = parse_args(argc, argv);
   if (a.command == "verify-circulant") return cmd_verify_circulant(a);
   if (a.command == "bench circulant") return cmd_bench_circulant(a);

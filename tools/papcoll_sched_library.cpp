@@ -24,8 +24,13 @@ const char* kUsage =
     "open-mpi, mpich, smpi-ompi, smpi-mpich. --late R:S: rank R arrives S seconds after the\n"
     "others. --nodes K: K consecutive ranks per node. Times in seconds, sizes in bytes.\n";
 
+// The command whose flags are being parsed and its usage (library, or auto:
+// papcoll_sched_auto.cpp).
+const char* t_command = "library";
+const char* t_usage = kUsage;
+
 [[noreturn]] void usage_error(const std::string& why) {
-  std::cerr << "papcoll-sched: library: " << why << "\n" << kUsage;
+  std::cerr << "papcoll-sched: " << t_command << ": " << why << "\n" << t_usage;
   std::exit(2);
 }
 
@@ -64,26 +69,32 @@ bool collective_of(const std::string& name, Collective* c) {
 
 }  // namespace
 
-int run(int argc, char** argv) {
+CallArgs parse_call_args(int argc, char** argv, const std::vector<std::string>& extra,
+                         const char* command, const char* usage) {
+  t_command = command;
+  t_usage = usage;
   if (argc < 3 || argv[2][0] == '-') usage_error("missing collective");
-  LibraryCall call;
+  CallArgs args;
+  LibraryCall& call = args.call;
+  GeneratorInput& in = args.in;
+  std::map<std::string, std::string>& flags = args.flags;
   if (!collective_of(argv[2], &call.collective))
     usage_error(std::string("unknown collective '") + argv[2] + "'");
-  static const char* known[] = {"--p",     "--bytes",       "--library",    "--alpha",    "--beta",
-                                "--gamma", "--type-bytes",  "--root",       "--arrivals", "--late",
-                                "--nodes", "--intra-alpha", "--intra-beta", "--format"};
-  std::map<std::string, std::string> flags;
+  std::vector<std::string> known = {"--p",          "--bytes", "--library",    "--alpha",
+                                    "--beta",       "--gamma", "--type-bytes", "--root",
+                                    "--arrivals",   "--late",  "--nodes",      "--intra-alpha",
+                                    "--intra-beta", "--format"};
+  known.insert(known.end(), extra.begin(), extra.end());
   for (int i = 3; i < argc; ++i) {
     const std::string f = argv[i];
     bool ok = false;
-    for (const char* k : known) ok = ok || f == k;
+    for (const std::string& k : known) ok = ok || f == k;
     if (!ok) usage_error("unknown flag '" + f + "'");
     if (i + 1 >= argc) usage_error(f + " needs a value");
     flags[f] = argv[++i];
   }
   auto has = [&](const char* f) { return flags.count(f) > 0; };
   if (!has("--p") || !has("--bytes")) usage_error("--p and --bytes are required");
-  GeneratorInput in;
   in.p = integer("--p", flags["--p"], 1, 1 << 20);
   in.bytes = number("--bytes", flags["--bytes"]);
   if (in.bytes < 0 || in.bytes > 9007199254740992.0) usage_error("--bytes must be in 0..2^53");
@@ -126,9 +137,22 @@ int run(int argc, char** argv) {
     const int k = integer("--nodes", flags["--nodes"], 1, in.p);
     in.nodes = std::make_shared<NodeLayout>(block_node_layout(in.p, k));
   }
-  const std::string format = has("--format") ? flags["--format"] : "text";
-  if (format != "text" && format != "json") usage_error("--format must be text or json");
+  args.format = has("--format") ? flags["--format"] : "text";
+  if (args.format != "text" && args.format != "json") usage_error("--format must be text or json");
+  return args;
+}
 
+double flag_number(const std::string& flag, const std::string& value) {
+  return number(flag, value);
+}
+
+[[noreturn]] void flag_error(const std::string& why) { usage_error(why); }
+
+int run(int argc, char** argv) {
+  CallArgs args = parse_call_args(argc, argv, {}, "library", kUsage);
+  const LibraryCall& call = args.call;
+  const GeneratorInput& in = args.in;
+  const std::string& format = args.format;
   const LibraryAlgorithm a = library_algorithm(call, in);
   const double predicted = library_predict(call, in);
   GeneratorInput own = in;

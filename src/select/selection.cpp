@@ -160,8 +160,7 @@ AutoVerdict choose_for_arrivals(Collective c, const GeneratorInput& base,
   for (const bool costly : {false, true})
     for (const AlgorithmInfo* a : algorithms_for(c)) {
       if (a->predict == nullptr || a->auto_role != AutoRole::arrival_aware ||
-          (a->generation_cost != nullptr) != costly || !costed_here(*a, several_per_node) ||
-          base.p < a->auto_min_p || (a->auto_max_p > 0 && base.p > a->auto_max_p))
+          (a->generation_cost != nullptr) != costly || !auto_weighs(*a, base))
         continue;
       std::string key;
       const double charge = pattern_cost +
@@ -432,6 +431,17 @@ PAPCOLL_HOT bool find_remembered_choice(Collective c, const AutoRequest& r, Auto
   choice->why = static_cast<AutoWhy>(kept.why);
   choice->gain = kept.gain;
   return true;
+}
+
+bool auto_weighs(const AlgorithmInfo& a, const GeneratorInput& base) {
+  const bool several_per_node = base.nodes != nullptr && !base.nodes->one_rank_per_node();
+  return costed_here(a, several_per_node) && base.p >= a.auto_min_p &&
+         (a.auto_max_p <= 0 || base.p <= a.auto_max_p);
+}
+
+double auto_estimate(const AlgorithmInfo& algo, const GeneratorInput& base,
+                     const PrepareInput& prepare) {
+  return predicted(algo, base, base.arrivals, prepare);
 }
 
 PAPCOLL_HOT AutoChoice choose_auto(Collective c, const AutoRequest& r) {

@@ -70,6 +70,19 @@ inline constexpr double kAutoMinGainReduceOneNode = 0.20;
 // Completes a generator input for one algorithm as the call would run it (blocks, round time).
 using PrepareInput = std::function<void(const AlgorithmInfo&, GeneratorInput*)>;
 
+// Whether `auto` weighs row `a` for `base` at all: on nodes of several ranks only the rows whose
+// estimates know the layout (the two-level ones, and the flat ones costed hop by hop), with one
+// rank per node only the flat ones, and only within the row's range of p (auto_min_p,
+// auto_max_p). Each collective's rule then picks among those (its auto_role, its own tests).
+bool auto_weighs(const AlgorithmInfo& a, const GeneratorInput& base);
+
+// A candidate's estimate as `auto` weighs it (before the rules' margins and charges): `base`
+// completed by `prepare` for `algo`, each message paying the step overhead on top of the links'
+// latency (CostParams::step_overhead); +inf where it cannot be costed. papcoll-sched auto
+// prints it for every row.
+double auto_estimate(const AlgorithmInfo& algo, const GeneratorInput& base,
+                     const PrepareInput& prepare);
+
 // Why auto chose what it chose (the straggler report, docs/report-format.md).
 enum class AutoWhy {
   rule,        // the collective's fixed rule (no arrival rule applies)

@@ -146,5 +146,37 @@ for bad in (["library"], ["library", "alltoall", "--p", "4", "--bytes", "8"],
     p = run(*bad, expect=2)
     check("papcoll-sched: library:" in p.stderr, f"message for {bad}")
 
+# auto: the verdict auto takes in SMPI on opa-32x32 with one rank 1 ms late, from what the run
+# measured once per communicator (docs/papcoll-sched.md, "auto"; selection_test.cpp has the same
+# inputs): the node exchange's copies side by side, two-level-rsag; queued on each rank's port,
+# the library's collective. Without a timed exchange two-level-rsag is not costed there.
+OPA = ["auto", "allreduce", "--p", "1024", "--bytes", "4194304", "--library", "smpi-ompi",
+       "--alpha", "1e-6", "--beta", "8e-11", "--gamma", "1e-12", "--nodes", "32",
+       "--intra-alpha", "6.45e-6", "--intra-beta", "1.26e-10", "--late", "1:0.001",
+       "--step-overhead", "19.2e-6", "--format", "json"]
+side = json.loads(run(*OPA, "--exchange", "9.21e-6,1.33e-11").stdout)
+check(side["auto"] == "two-level-rsag" and side["why"] == "aware" and side["gain"] > 0.02,
+      f"auto, opa-32x32 side by side {side}")
+rows = {r["algorithm"]: r for r in side["estimates"]}
+check(rows["two-level-rsag"]["weighed"] and not rows["relay-fold"]["weighed"]
+      and abs(rows["two-level-rsag"]["estimate_s"] - side["best_aware_s"]) < 1e-9,
+      f"auto estimates {rows}")
+queued = json.loads(run(*OPA, "--exchange", "9.04e-6,6.72e-11").stdout)
+check(queued["auto"] == "native" and queued["best_aware_s"] > side["best_aware_s"],
+      f"auto, opa-32x32 queued {queued}")
+untimed = json.loads(run(*OPA).stdout)
+check(untimed["auto"] == "native" and untimed["best_aware"] != "two-level-rsag",
+      f"auto, opa-32x32 untimed {untimed}")
+text = run("auto", "bcast", "--p", "48", "--bytes", "16384", "--alpha", "22e-6", "--beta",
+           "8e-9", "--late", "3:0.05").stdout
+check(text.startswith("auto bcast p=48 bytes=16384 (generic): ") and "estimates" in text,
+      f"auto text {text!r}")
+for bad in (["auto"], ["auto", "scatterv", "--p", "4", "--bytes", "8"],
+            ["auto", "allreduce", "--p", "4", "--bytes", "8", "--exchange", "1e-6"],
+            ["auto", "allreduce", "--p", "4", "--bytes", "8", "--step-overhead", "-1"],
+            ["auto", "allreduce", "--p", "4", "--bytes", "8", "--blocks", "0"]):
+    p = run(*bad, expect=2)
+    check("papcoll-sched: auto:" in p.stderr, f"message for {bad}")
+
 print("sched CLI: all checks passed" if not failures else f"sched CLI: {failures} failure(s)")
 sys.exit(1 if failures else 0)
