@@ -343,6 +343,26 @@ int papcoll_calibrate(MPI_Comm comm, const papcoll_options *opt);
  * PAPCOLL_ERR_ARG for a NULL info or an unknown version. Local. */
 int papcoll_last_network(papcoll_network_info *info);
 
+/* What the calling thread's last collective call weighed papcoll's schedules with beyond the
+ * network parameters: measured once per communicator by the first "auto" call that weighs
+ * schedules (docs/calibration.md), the same on every rank. step_overhead: what a step of
+ * papcoll's executor costs beyond the links' latency, s (a ring timed through it; 0 where ranks
+ * share cores). exchange_alpha, exchange_beta: how an exchange inside a node ran, s + s/byte per
+ * piece (nodes of several ranks only). 0 where the call measured or read none (a named
+ * algorithm, "native"). */
+#define PAPCOLL_EXECUTOR_COSTS_VERSION 1
+typedef struct papcoll_executor_costs {
+  int version; /* set by papcoll_executor_costs_init */
+  double step_overhead;
+  double exchange_alpha, exchange_beta;
+} papcoll_executor_costs;
+
+void papcoll_executor_costs_init(papcoll_executor_costs *costs);
+
+/* PAPCOLL_ERR_ARG for a NULL costs or an unknown version. Local. papcoll-sched auto takes these
+ * figures (--step-overhead, --exchange) to reproduce a call's choice offline. */
+int papcoll_last_executor_costs(papcoll_executor_costs *costs);
+
 /* Comma-separated names of the algorithms available for a collective ("allreduce", ...), or NULL
  * for an unknown collective. The list ends with "native" (the MPI library's own collective) and
  * "auto"; it is empty for a collective without any schedule algorithm. */

@@ -28,7 +28,7 @@ from ._stale import StaleAllreduce
 __version__ = "0.1.0"
 __all__ = ["Error", "Monitor", "allreduce", "reduce", "bcast", "allgatherv", "scatterv", "gatherv",
            "algorithms", "last_algorithm", "error_string", "write_report", "calibrate",
-           "last_network", "StaleAllreduce"]
+           "last_network", "last_executor_costs", "StaleAllreduce"]
 
 SUCCESS = _capi.SUCCESS
 ERR_ARG = _capi.ERR_ARG
@@ -81,6 +81,20 @@ def last_network():
         if name not in ("version", "source"):
             out[name] = getattr(info, name)
     return out
+
+
+def last_executor_costs():
+    """What the calling thread's last collective weighed papcoll's schedules with beyond the
+    network parameters, as a dict: "step_overhead" (s a step of papcoll's executor costs beyond
+    the links' latency), "exchange_alpha" and "exchange_beta" (an exchange inside a node, s +
+    s/byte per piece); each measured once per communicator by the first "auto" call that weighs
+    schedules, 0 where the call measured or read none (docs/calibration.md). papcoll-sched auto
+    takes them to reproduce the call's choice offline. Local."""
+    costs = _capi.ExecutorCosts()
+    _lib.papcoll_executor_costs_init(ctypes.byref(costs))
+    _b.check(_lib.papcoll_last_executor_costs(ctypes.byref(costs)))
+    return {name: getattr(costs, name) for name, _ in _capi.ExecutorCosts._fields_
+            if name != "version"}
 
 
 def calibrate(comm, alpha=None, beta=None, gamma=None):

@@ -101,6 +101,14 @@ class NetworkInfo(ctypes.Structure):
                 ("calibration_seconds", c_double)]
 
 
+class ExecutorCosts(ctypes.Structure):
+    """struct papcoll_executor_costs (PAPCOLL_EXECUTOR_COSTS_VERSION 1)."""
+    _fields_ = [("version", c_int),
+                ("step_overhead", c_double),
+                ("exchange_alpha", c_double),
+                ("exchange_beta", c_double)]
+
+
 class StaleConfig(ctypes.Structure):
     """struct papcoll_stale_config (include/papcoll/stale.h, PAPCOLL_STALE_CONFIG_VERSION 1)."""
     _fields_ = [("version", c_int),
@@ -153,3 +161,5 @@ _declare("papcoll_report_write", c_int, c_char_p)
 _declare("papcoll_network_info_init", None, POINTER(NetworkInfo))
 _declare("papcoll_calibrate", c_int, Handle, _opt)
 _declare("papcoll_last_network", c_int, POINTER(NetworkInfo))
+_declare("papcoll_executor_costs_init", None, POINTER(ExecutorCosts))
+_declare("papcoll_last_executor_costs", c_int, POINTER(ExecutorCosts))

@@ -392,6 +392,19 @@ namespace {
 
 double known_or_zero(double v) { return std::isfinite(v) && v >= 0 ? v : 0.0; }
 
+// The argument check of a versioned out-struct (papcoll_network_info, papcoll_executor_costs):
+// PAPCOLL_SUCCESS, or PAPCOLL_ERR_ARG with a message naming the function and its init.
+int check_out_struct(const void* out, const char* who, const char* what, int version, int expected,
+                     const char* init) {
+  if (out == nullptr)
+    return papcoll::fail(PAPCOLL_ERR_ARG, std::string(who) + ": " + what + " is NULL");
+  if (version != expected)
+    return papcoll::fail(PAPCOLL_ERR_ARG, std::string(who) + ": " + what + "->version is " +
+                                              std::to_string(version) + ", expected " +
+                                              std::to_string(expected) + " (call " + init + ")");
+  return PAPCOLL_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" void papcoll_network_info_init(papcoll_network_info* info) {
@@ -403,12 +416,11 @@ extern "C" void papcoll_network_info_init(papcoll_network_info* info) {
 
 extern "C" int papcoll_last_network(papcoll_network_info* info) {
   using papcoll::t_last_network;
-  if (info == nullptr) return papcoll::fail(PAPCOLL_ERR_ARG, "papcoll_last_network: info is NULL");
-  if (info->version != PAPCOLL_NETWORK_INFO_VERSION)
-    return papcoll::fail(PAPCOLL_ERR_ARG, "papcoll_last_network: info->version is " +
-                                              std::to_string(info->version) + ", expected " +
-                                              std::to_string(PAPCOLL_NETWORK_INFO_VERSION) +
-                                              " (call papcoll_network_info_init)");
+  if (const int rc = check_out_struct(info, "papcoll_last_network", "info",
+                                      info != nullptr ? info->version : 0,
+                                      PAPCOLL_NETWORK_INFO_VERSION, "papcoll_network_info_init");
+      rc != PAPCOLL_SUCCESS)
+    return rc;
   papcoll_network_info_init(info);
   if (!t_last_network.valid) return PAPCOLL_SUCCESS;
   const papcoll::NetworkParams& n = t_last_network.comm;
@@ -425,5 +437,31 @@ extern "C" int papcoll_last_network(papcoll_network_info* info) {
   info->gamma_int = known_or_zero(n.gamma[2]);
   info->nodes = n.nodes;
   info->calibration_seconds = known_or_zero(n.seconds);
+  return PAPCOLL_SUCCESS;
+}
+
+extern "C" void papcoll_executor_costs_init(papcoll_executor_costs* costs) {
+  if (costs == nullptr) return;
+  *costs = papcoll_executor_costs{};
+  costs->version = PAPCOLL_EXECUTOR_COSTS_VERSION;
+}
+
+extern "C" int papcoll_last_executor_costs(papcoll_executor_costs* costs) {
+  using papcoll::t_last_network;
+  if (const int rc = check_out_struct(costs, "papcoll_last_executor_costs", "costs",
+                                      costs != nullptr ? costs->version : 0,
+                                      PAPCOLL_EXECUTOR_COSTS_VERSION,
+                                      "papcoll_executor_costs_init");
+      rc != PAPCOLL_SUCCESS)
+    return rc;
+  papcoll_executor_costs_init(costs);
+  if (!t_last_network.valid) return PAPCOLL_SUCCESS;
+  // The call's cost parameters: set by open_context where it measured them (auto's calls).
+  const papcoll::CostParams& used = t_last_network.used;
+  costs->step_overhead = known_or_zero(used.step_overhead);
+  if (used.exchange_measured()) {
+    costs->exchange_alpha = known_or_zero(used.exchange_alpha);
+    costs->exchange_beta = known_or_zero(used.exchange_beta);
+  }
   return PAPCOLL_SUCCESS;
 }

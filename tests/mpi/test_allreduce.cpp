@@ -148,6 +148,17 @@ void run_typed(Checker& chk, const Case& c) {
                c.describe() + ": send buffer was modified");
 }
 
+// `auto` with the agreed arrival times `arrivals` (kept by the caller).
+papcoll_options auto_with_arrivals(const std::vector<double>& arrivals) {
+  papcoll_options opt;
+  papcoll_options_init(&opt);
+  opt.algorithm = "auto";
+  opt.arrivals = arrivals.data();
+  opt.arrivals_count = static_cast<int>(arrivals.size());
+  opt.arrivals_agreed = 1;
+  return opt;
+}
+
 // A repeated call of `auto` with agreed arrival times allocates nothing for them: they and the
 // key of auto's memory live in the communicator's storage, kept from one call to the next (under
 // SimGrid's one heap for every rank such an allocation cost one rank in a thousand a millisecond).
@@ -156,12 +167,7 @@ void check_repeated_call_reuses_storage(Checker& chk) {
   if (p < 2) return;
   std::vector<double> arrivals(static_cast<size_t>(p), 0.0);
   arrivals[1] = 0.05;
-  papcoll_options opt;
-  papcoll_options_init(&opt);
-  opt.algorithm = "auto";
-  opt.arrivals = arrivals.data();
-  opt.arrivals_count = p;
-  opt.arrivals_agreed = 1;
+  papcoll_options opt = auto_with_arrivals(arrivals);
   std::vector<long long> in(1000), out(1000);
   const double* spare = nullptr;
   const char* key = nullptr;
@@ -258,6 +264,61 @@ void check_reused_communicator_handles(Checker& chk) {
   }
 }
 
+// papcoll_last_executor_costs: what `auto` measured once per communicator and weighed the call
+// with (docs/calibration.md), the same bits on every rank; zeros for a named row and for the
+// library's collective, which measure nothing; argument errors.
+void check_last_executor_costs(Checker& chk) {
+  const int p = chk.size();
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  std::vector<double> arrivals(static_cast<size_t>(p), 0.0);
+  arrivals[static_cast<size_t>(p - 1)] = 0.02;
+  papcoll_options opt = auto_with_arrivals(arrivals);
+  std::vector<long long> in(1000, chk.rank()), out(1000);
+  auto costs_after = [&](const char* algo, const std::string& what) {
+    opt.algorithm = algo;
+    const int rc =
+        papcoll_allreduce(in.data(), out.data(), 1000, MPI_LONG_LONG, MPI_SUM, comm, &opt);
+    chk.expect(rc == PAPCOLL_SUCCESS && out[999] == 1LL * p * (p - 1) / 2, what + ": exact sums");
+    papcoll_executor_costs costs;
+    papcoll_executor_costs_init(&costs);
+    chk.expect(papcoll_last_executor_costs(&costs) == PAPCOLL_SUCCESS, what + ": reported");
+    return costs;
+  };
+  const papcoll_executor_costs a = costs_after("auto", "executor costs after auto");
+  const double mine[3] = {a.step_overhead, a.exchange_alpha, a.exchange_beta};
+  std::vector<double> all(3 * static_cast<size_t>(p));
+  MPI_Allgather(mine, 3, MPI_DOUBLE, all.data(), 3, MPI_DOUBLE, comm);
+  bool same = true;
+  for (int r = 0; r < p; ++r) same = same && std::memcmp(&all[3 * r], mine, sizeof mine) == 0;
+  chk.expect(same, "executor costs after auto: the same bits on every rank");
+  chk.expect(std::isfinite(a.step_overhead) && a.step_overhead >= 0 && a.exchange_alpha >= 0 &&
+                 a.exchange_beta >= 0,
+             "executor costs after auto: finite, not negative");
+  papcoll::CommContext* ctx = nullptr;
+  if (chk.expect(papcoll::comm_context(comm, &ctx).ok() && ctx != nullptr,
+                 "executor costs: the communicator's context")) {
+    // Measured where ranks have cores of their own (one rank late: auto weighs schedules).
+    if (p >= 2 && !ctx->cores_shared)
+      chk.expect(ctx->ring_round_known && ctx->ring_round > 0,
+                 "executor costs after auto: the ring was timed");
+    if (ctx->cores_shared)
+      chk.expect(a.step_overhead == 0, "executor costs after auto: none where cores are shared");
+  }
+  for (const char* algo : {"prr", "native"}) {
+    const papcoll_executor_costs n = costs_after(algo, std::string("executor costs after ") + algo);
+    chk.expect(n.step_overhead == 0 && n.exchange_alpha == 0 && n.exchange_beta == 0,
+               std::string("executor costs after ") + algo + ": none");
+  }
+  chk.expect(papcoll_last_executor_costs(nullptr) == PAPCOLL_ERR_ARG, "executor costs: NULL");
+  papcoll_executor_costs bad;
+  papcoll_executor_costs_init(&bad);
+  bad.version = 0;
+  chk.expect(papcoll_last_executor_costs(&bad) == PAPCOLL_ERR_ARG,
+             "executor costs: an unknown version");
+  MPI_Comm_free(&comm);
+}
+
 void run_case(Checker& chk, const Case& c) {
   switch (c.to.kind) {
     case 0: run_typed<int>(chk, c); break;
@@ -329,6 +390,7 @@ int main(int argc, char** argv) {
       }
     check_repeated_call_reuses_storage(chk);
     check_reused_communicator_handles(chk);
+    check_last_executor_costs(chk);
     status = chk.finish();
   }
   MPI_Finalize();

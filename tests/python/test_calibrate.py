@@ -66,3 +66,26 @@ def test_calibrate_errors(comm):
     assert no_comm.value.code == papcoll.ERR_ARG
     assert half.value.code == papcoll.ERR_ARG and "alpha and beta" in half.value.message
     assert not_finite.value.code == papcoll.ERR_ARG and "not finite" in not_finite.value.message
+
+
+def test_last_executor_costs(comm):
+    """What auto measured once per communicator and weighed the call with: the same on every
+    rank; nothing for a named row or the library's collective."""
+    p = comm.Get_size()
+    c = comm.Dup()
+    try:
+        x = np.arange(256, dtype=np.int64) + c.Get_rank()
+        arrivals = [0.0] * p
+        arrivals[p - 1] = 0.02
+        y = papcoll.allreduce(c, x, algorithm="auto", arrivals=arrivals)
+        costs = papcoll.last_executor_costs()
+        everyone = c.allgather(costs)
+        papcoll.allreduce(c, x, algorithm="native")
+        native = papcoll.last_executor_costs()
+    finally:
+        c.Free()
+    assert np.array_equal(y, np.arange(256) * p + p * (p - 1) // 2)
+    assert set(costs) == {"step_overhead", "exchange_alpha", "exchange_beta"}
+    assert all(e == costs for e in everyone)
+    assert all(math.isfinite(v) and v >= 0 for v in costs.values()), costs
+    assert native == {"step_overhead": 0, "exchange_alpha": 0, "exchange_beta": 0}, native
