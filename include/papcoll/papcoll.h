@@ -343,13 +343,14 @@ int papcoll_calibrate(MPI_Comm comm, const papcoll_options *opt);
  * PAPCOLL_ERR_ARG for a NULL info or an unknown version. Local. */
 int papcoll_last_network(papcoll_network_info *info);
 
-/* What the calling thread's last collective call weighed papcoll's schedules with beyond the
- * network parameters: measured once per communicator by the first "auto" call that weighs
- * schedules (docs/calibration.md), the same on every rank. step_overhead: what a step of
+/* What the calling thread's last collective call weighed and sized papcoll's schedules with
+ * beyond the network parameters: measured once per communicator by the first call that runs or
+ * weighs a schedule (docs/calibration.md), the same on every rank. step_overhead: what a step of
  * papcoll's executor costs beyond the links' latency, s (a ring timed through it; 0 where ranks
- * share cores). exchange_alpha, exchange_beta: how an exchange inside a node ran, s + s/byte per
- * piece (nodes of several ranks only). 0 where the call measured or read none (a named
- * algorithm, "native"). */
+ * share cores); "auto" adds it to every message of its estimates, and every pipeline's block
+ * count reads it. exchange_alpha, exchange_beta: how an exchange inside a node ran, s + s/byte
+ * per piece ("auto" and the two-level rows, on nodes of several ranks). 0 where the call read
+ * none ("native", or "auto" of a reduction without arrival times). */
 #define PAPCOLL_EXECUTOR_COSTS_VERSION 1
 typedef struct papcoll_executor_costs {
   int version; /* set by papcoll_executor_costs_init */

@@ -87,9 +87,10 @@ def last_executor_costs():
     """What the calling thread's last collective weighed papcoll's schedules with beyond the
     network parameters, as a dict: "step_overhead" (s a step of papcoll's executor costs beyond
     the links' latency), "exchange_alpha" and "exchange_beta" (an exchange inside a node, s +
-    s/byte per piece); each measured once per communicator by the first "auto" call that weighs
-    schedules, 0 where the call measured or read none (docs/calibration.md). papcoll-sched auto
-    takes them to reproduce the call's choice offline. Local."""
+    s/byte per piece); each measured once per communicator (the step overhead by the first call
+    that runs or weighs a schedule, the exchange by "auto" and the two-level rows on nodes of
+    several ranks), 0 where the call read none, as "native" (docs/calibration.md).
+    papcoll-sched auto takes them to reproduce the call's choice offline. Local."""
     costs = _capi.ExecutorCosts()
     _lib.papcoll_executor_costs_init(ctypes.byref(costs))
     _b.check(_lib.papcoll_last_executor_costs(ctypes.byref(costs)))

@@ -1036,9 +1036,11 @@ def nodes_section(doc, png):
                   "goes from 0.69x the library's time to 1.03x on time). `auto` times a "
                   "node-wide exchange once per communicator and weighs two-level-rsag with what "
                   "it took (docs/calibration.md, \"Node exchange\"), so it takes the row here "
-                  "and keeps the library where the copies queue (`opa-32x32-ports`); the rows "
-                  "named in the options run at the links' block counts, `auto`'s at counts that "
-                  "weigh the executor's step overhead.", ""]
+                  "and keeps the library where the copies queue (`opa-32x32-ports`). Every row's "
+                  "pipeline takes the executor's step overhead in its block count, `auto`'s and "
+                  "those named in the options alike (docs/calibration.md, \"Step overhead\"; "
+                  "before 2026-11-30 the named rows ran the links' counts: two-level-rsag at "
+                  "5248 blocks, P 3.65 ms with one rank late).", ""]
         rows = []
         for r in opa:
             for delay, rs, by in by_delay_and_algorithm(r):

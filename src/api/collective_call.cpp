@@ -337,10 +337,12 @@ PAPCOLL_HOT int CollectiveCall::open_context(MPI_Comm comm, bool settle_network)
   cost_.intra_alpha = net.intra_alpha;
   cost_.intra_beta = net.intra_beta;
   // `auto` weighs papcoll's schedules with what a step of the executor costs beyond the links'
-  // latency (step_overhead.hpp), from a ring timed once per communicator. Not where ranks share
-  // cores: a round's time there is the operating system's scheduling, which the block counts
-  // already allow for (pipeline_blocks).
-  if (sel_.is_auto && !ctx_->cores_shared) {
+  // latency (step_overhead.hpp), from a ring timed once per communicator, and every schedule's
+  // pipeline takes it in its block count (pipeline_blocks), so a row named in the options runs
+  // the schedule `auto` costs it with. Not where ranks share cores: a round's time there is the
+  // operating system's scheduling, which the block counts already allow for.
+  const bool schedule = sel_.is_auto || sel_.algo != nullptr;
+  if (schedule && !ctx_->cores_shared) {
     if (!ctx_->ring_round_known) {
       if (MpiStatus s = measure_ring_round(ctx_->comm, ctx_->scratch, &ctx_->ring_round); !s.ok())
         return mpi_error(s);
@@ -351,8 +353,10 @@ PAPCOLL_HOT int CollectiveCall::open_context(MPI_Comm comm, bool settle_network)
     }
     cost_.step_overhead = step_overhead_from_round(ctx_->ring_round, cost_);
     // On nodes of several ranks, how a node-wide exchange runs (node_exchange.hpp): the same on
-    // every rank.
-    if (ctx_->schedule_nodes != nullptr && !ctx_->node_exchange_known) {
+    // every rank. `auto` costs two-level-rsag with it, and that row's plan reads it, so it is
+    // measured for `auto` and for a two-level row named in the options.
+    const bool exchange = sel_.is_auto || sel_.algo->topology_aware;
+    if (exchange && ctx_->schedule_nodes != nullptr && !ctx_->node_exchange_known) {
       if (MpiStatus s = measure_node_exchange(ctx_->comm, *ctx_->schedule_nodes, ctx_->scratch,
                                               &ctx_->node_exchange);
           !s.ok())
@@ -363,8 +367,10 @@ PAPCOLL_HOT int CollectiveCall::open_context(MPI_Comm comm, bool settle_network)
                      ctx_->schedule_nodes->describe().c_str(), ctx_->node_exchange.alpha,
                      ctx_->node_exchange.beta);
     }
-    cost_.exchange_alpha = ctx_->node_exchange.alpha;
-    cost_.exchange_beta = ctx_->node_exchange.beta;
+    if (exchange) {
+      cost_.exchange_alpha = ctx_->node_exchange.alpha;
+      cost_.exchange_beta = ctx_->node_exchange.beta;
+    }
   }
   record_network(comm_net, cost_,
                  alpha_given_ || beta_given_ ? NetworkSource::options : comm_net.source);
