@@ -953,8 +953,12 @@ int main(int argc, char** argv) {
           int rc = op_case->run(alg, &popt);
           const double t1 = MPI_Wtime();
           const double finish = clock_s(BenchClock::now()) - origin;
-          // What papcoll ran (auto's choice), read before any other papcoll call.
+          // What papcoll ran (auto's choice) and the executor's costs it ran with, read before any
+          // other papcoll call.
           const std::string ran = through_papcoll ? papcoll_last_algorithm() : "";
+          papcoll_executor_costs costs;
+          papcoll_executor_costs_init(&costs);
+          if (through_papcoll) papcoll_last_executor_costs(&costs);
           if (rc == PAPCOLL_SUCCESS && edge_rc != PAPCOLL_SUCCESS) rc = edge_rc;
 
           // The pattern papcoll ran with: the oracle's, the monitor's agreed one, or none (all
@@ -982,6 +986,11 @@ int main(int argc, char** argv) {
           MPI_Allreduce(MPI_IN_PLACE, &flags, 1, MPI_INT, MPI_BOR, comm);
 
           AlgoResult& res = cr.algos[a];
+          if (rc == PAPCOLL_SUCCESS) {
+            res.step_overhead_s = costs.step_overhead;
+            res.exchange_alpha_s = costs.exchange_alpha;
+            res.exchange_beta_s_per_byte = costs.exchange_beta;
+          }
           if (flags & 2) {
             ++res.error_iterations;
             failed[a] = true;

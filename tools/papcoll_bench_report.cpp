@@ -394,6 +394,10 @@ void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigR
       Json ran = Json::object();
       for (const auto& [name, n] : a.ran) ran[name] = n;
       r["ran_algorithms"] = std::move(ran);
+      r["executor_costs"] =
+          Json{{"step_overhead_s", json_number(a.step_overhead_s)},
+               {"exchange_alpha_s", json_number(a.exchange_alpha_s)},
+               {"exchange_beta_s_per_byte", json_number(a.exchange_beta_s_per_byte)}};
       Json per_rank = Json::array();
       for (const double sum : a.rank_sum_ms)
         per_rank.push_back(json_number(s.n > 0 ? sum / s.n : 0.0));

@@ -36,6 +36,9 @@ struct AlgoResult {
   // many iterations each, in order of first use: auto's choices; for a named algorithm its own
   // name. Empty for native.
   std::vector<std::pair<std::string, int>> ran;
+  // What papcoll weighed and sized the schedules with beyond alpha and beta
+  // (papcoll_last_executor_costs after the row's latest call on rank 0; zeros for native).
+  double step_overhead_s = 0, exchange_alpha_s = 0, exchange_beta_s_per_byte = 0;
   int incorrect_iterations = 0;  // some rank's output differed from MPI_Allreduce's
   int error_iterations = 0;      // some rank's call returned an error
   std::string error_message;     // first error seen on rank 0 (or a note that it was elsewhere)

@@ -95,6 +95,14 @@ with tempfile.TemporaryDirectory() as d:
                   and c["ran"] == v["ran"] and int(c["paired_iters"]) == 6, f"{what}: CSV {c}")
             check(close(float(c["mean_ms"]), row["mean_elapsed_ms"], 1e-8) and
                   close(float(c["P_ms"]), row["post_arrival_ms"], 1e-8), f"{what}: CSV stats {c}")
+        # What each row's schedules were weighed and sized with beyond alpha and beta
+        # (papcoll_last_executor_costs); nothing for the library's collective.
+        for r in results:
+            ec = r["executor_costs"]
+            check(set(ec) == {"step_overhead_s", "exchange_alpha_s", "exchange_beta_s_per_byte"}
+                  and all(v >= 0 for v in ec.values()), f"executor costs {ec}")
+            if r["algorithm"] == "native":
+                check(all(v == 0 for v in ec.values()), f"native executor costs {ec}")
         for c in rows:
             if c["algorithm"] == "native":
                 check(c["verdict"] == "" and c["ran"] == "" and c["correct"] == "yes", f"native CSV {c}")
