@@ -123,16 +123,21 @@ int run(int argc, char** argv) {
     case Collective::bcast: chosen = choose_bcast(base, prepare, args.call.library); break;
     default: chosen = choose_allgatherv(base, false, prepare, args.call.library); break;
   }
-  // Every row `auto` could weigh for this collective, with its estimate.
+  // Every row of the collective with an estimate; computed only for those the rule weighs on this
+  // layout and p (the others' can be a global simulation: late-fold's at p = 10^6 takes seconds).
   struct Row {
     const AlgorithmInfo* algo;
     double estimate;
     bool weighed;
   };
   std::vector<Row> rows;
-  for (const AlgorithmInfo* a : algorithms_for(c))
-    if (a->auto_role != AutoRole::none && a->predict != nullptr)
-      rows.push_back({a, auto_estimate(*a, base, prepare), auto_weighs(*a, base)});
+  for (const AlgorithmInfo* a : algorithms_for(c)) {
+    if (a->auto_role == AutoRole::none || a->predict == nullptr) continue;
+    const bool weighed = auto_weighs(*a, base);
+    rows.push_back(
+        {a, weighed ? auto_estimate(*a, base, prepare) : std::numeric_limits<double>::quiet_NaN(),
+         weighed});
+  }
   const char* name = chosen != nullptr ? chosen->name : "native";
   const bool verdict = reduction;  // the reductions' rule reports why and its figures
   if (args.format == "json") {
@@ -173,8 +178,10 @@ int run(int argc, char** argv) {
   }
   std::cout << "estimates (mean elapsed, s; each message with the step overhead):\n";
   for (const Row& r : rows)
-    std::cout << "  " << std::left << std::setw(20) << r.algo->name << r.estimate
-              << (r.weighed ? "" : "  (not weighed here)") << '\n';
+    if (r.weighed)
+      std::cout << "  " << std::left << std::setw(20) << r.algo->name << r.estimate << '\n';
+    else
+      std::cout << "  " << std::left << std::setw(20) << r.algo->name << "not weighed here\n";
   return 0;
 }
 
