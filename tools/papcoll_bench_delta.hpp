@@ -24,6 +24,9 @@ struct DeltaParams {
   std::string source;
   double gamma_s_per_byte = 0;  // what papcoll runs with for float data (informational)
   int nodes = 0;                // nodes the communicator spans; 0: unknown
+  // The communicator's links inside a node (papcoll_last_network's alpha_intra, beta_intra; 0:
+  // none known), which papcoll's schedules on nodes of several ranks are costed with.
+  double intra_alpha_s = 0, intra_beta_s_per_byte = 0;
   double calibration_s = 0;     // how long papcoll's measurement took (0: not measured)
   double calibrate_call_s = 0;  // papcoll_calibrate's whole call, the communicator's set-up
                                 // included (rank 0's clock)
@@ -54,6 +57,8 @@ inline DeltaParams delta_params(const BenchOptions& o, const papcoll_network_inf
     const std::string comm = network_source_label(net.source);
     d.source = given == 2 ? "options" : given == 1 ? "options+" + comm : comm;
     d.nodes = net.nodes;
+    d.intra_alpha_s = net.alpha_intra;
+    d.intra_beta_s_per_byte = net.beta_intra;
     d.calibration_s = net.calibration_seconds;
     return d;
   }

@@ -333,6 +333,8 @@ void write_json(std::ostream& os, const RunInfo& info, const std::vector<ConfigR
   cfg["delta_params"] = info.delta.source;
   cfg["network_gamma_s_per_byte"] = json_number(info.delta.gamma_s_per_byte);
   cfg["network_nodes"] = info.delta.nodes;
+  cfg["network_intra_alpha_s"] = json_number(info.delta.intra_alpha_s);
+  cfg["network_intra_beta_s_per_byte"] = json_number(info.delta.intra_beta_s_per_byte);
   cfg["calibration_s"] = json_number(info.delta.calibration_s);
   cfg["calibrate_call_s"] = json_number(info.delta.calibrate_call_s);
   cfg["post_arrival_clock"] = info.shared_clock ? "shared" : "barrier-exit";

@@ -95,6 +95,10 @@ with tempfile.TemporaryDirectory() as d:
                   and c["ran"] == v["ran"] and int(c["paired_iters"]) == 6, f"{what}: CSV {c}")
             check(close(float(c["mean_ms"]), row["mean_elapsed_ms"], 1e-8) and
                   close(float(c["P_ms"]), row["post_arrival_ms"], 1e-8), f"{what}: CSV stats {c}")
+        # The links inside a node papcoll runs with (PAPCOLL_CALIBRATION=off: none known, 0).
+        cfg = doc["config"]
+        check(cfg["network_intra_alpha_s"] == 0 and cfg["network_intra_beta_s_per_byte"] == 0,
+              f"intra links {cfg['network_intra_alpha_s']}, {cfg['network_intra_beta_s_per_byte']}")
         # What each row's schedules were weighed and sized with beyond alpha and beta
         # (papcoll_last_executor_costs); nothing for the library's collective.
         for r in results:
