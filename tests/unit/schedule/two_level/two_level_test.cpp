@@ -103,15 +103,24 @@ TEST(TwoLevel, RandomLayoutsVerifyAndEveryRankAloneEqualsItsPart) {
 
 // gige-8x6's shape (8 nodes of 6, the gige links between nodes, 0.5 us inside a node), 4 MiB, rank
 // `late` 50 ms late, with `algo`'s block count.
-GeneratorInput gige_8x6_input(const AlgorithmInfo& algo, int late, int root, double intra_beta) {
+// 4 MiB over p ranks on `nodes` with gige's links between nodes (22 us, 1 Gbit/s) and a loopback
+// of 0.5 us inside a node, `intra_beta` per byte (sim/platforms/README.md).
+GeneratorInput gige_nodes_input(int p, std::shared_ptr<const NodeLayout> nodes,
+                                double intra_beta = 1.25e-10) {
   GeneratorInput in;
-  in.p = 48;
-  in.root = root;
+  in.p = p;
   in.bytes = 4 << 20;
   in.cost = CostParams{22e-6, 8e-9, 1e-12};
   in.cost.intra_alpha = 0.5e-6;
   in.cost.intra_beta = intra_beta;
-  in.nodes = std::make_shared<NodeLayout>(block_node_layout(48, 6));
+  in.nodes = std::move(nodes);
+  return in;
+}
+
+GeneratorInput gige_8x6_input(const AlgorithmInfo& algo, int late, int root, double intra_beta) {
+  GeneratorInput in =
+      gige_nodes_input(48, std::make_shared<NodeLayout>(block_node_layout(48, 6)), intra_beta);
+  in.root = root;
   in.arrivals.assign(48, 0.0);
   in.arrivals[late] = 0.05;
   in.blocks = default_block_count(algo, in);
@@ -143,13 +152,8 @@ TEST(TwoLevel, ALateRankLeadsItsNodeAndOnlyItsNodeWaits) {
 // cost model on the whole), enough for `auto` to pass the row over for a slower one in SMPI.
 TEST(TwoLevel, AServersNodeHasTheResultBeforeTheServing) {
   const AlgorithmInfo* algo = find_algorithm(Collective::allreduce, "two-level");
-  GeneratorInput in;
-  in.p = 128;
-  in.bytes = 4 << 20;
-  in.cost = CostParams{22e-6, 8e-9, 1e-12};
-  in.cost.intra_alpha = 0.5e-6;
-  in.cost.intra_beta = 1.25e-10;
-  in.nodes = std::make_shared<NodeLayout>(block_node_layout(128, 8));
+  GeneratorInput in =
+      gige_nodes_input(128, std::make_shared<NodeLayout>(block_node_layout(128, 8)));
   in.arrivals.assign(128, 0.0);
   for (int r : {3, 20, 77, 101}) in.arrivals[r] = 0.1;
   in.blocks = default_block_count(*algo, in);
@@ -214,15 +218,9 @@ TEST(TwoLevel, ByPiecesEveryRankCarriesAPiece) {
 // piece from each of its node's other ranks.
 TEST(TwoLevel, ByPiecesScratchIsAboutOneVectorPerStep) {
   const AlgorithmInfo* rsag = find_algorithm(Collective::allreduce, "two-level-rsag");
-  GeneratorInput in;
-  in.p = 18;
-  in.bytes = 4 << 20;
-  in.cost = CostParams{22e-6, 8e-9, 1e-12};
-  in.cost.intra_alpha = 0.5e-6;
-  in.cost.intra_beta = 1.25e-10;
   auto l = std::make_shared<NodeLayout>();
   for (int r = 0; r < 18; ++r) l->node_of.push_back(r < 8 ? 0 : r < 16 ? 1 : 2);
-  in.nodes = l;
+  GeneratorInput in = gige_nodes_input(18, l);
   in.blocks = default_block_count(*rsag, in);
   const Schedule s = generate_schedule(*rsag, in);
   ASSERT_TRUE(verify_schedule(s).ok) << verify_schedule(s).error;
