@@ -47,6 +47,9 @@ inline void keep_finish(const std::vector<double>& finish) {
   t_finish_times->finish = finish;
   t_finish_times->has.clear();
 }
+// Whether a FinishTimes is in scope: an estimate computes its `has` times only then (a flat
+// call's planning path, auto weighing relay-fold at p = 16384, never reads them).
+inline bool keeping_finish_times() { return t_finish_times != nullptr; }
 // After keep_finish (mean_elapsed) of the same estimate.
 inline void keep_has(const std::vector<double>& has) {
   if (t_finish_times != nullptr) t_finish_times->has = has;

@@ -220,9 +220,9 @@ class FoldTail {
   void emit(const GeneratorInput& in, int r, ScheduleSink& out) const;
   // The cost model's finish of every rank but the early ones' phase-1 part, from the time the
   // relay holds the early sum (`relay_ready`) and the arrivals `a`, blocks timed by run_clock;
-  // `has`: when each rank holds the whole result (a server before it hands it on).
+  // `has` (unless null): when each rank holds the whole result (a server before it hands it on).
   void estimate(const GeneratorInput& in, const std::vector<double>& a, double relay_ready,
-                std::vector<double>& finish, std::vector<double>& has) const;
+                std::vector<double>& finish, std::vector<double>* has = nullptr) const;
 
  private:
   const LateFoldLayout& l_;

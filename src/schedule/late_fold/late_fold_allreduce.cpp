@@ -57,9 +57,10 @@ double estimate_allreduce_late(const GeneratorInput& in, const std::vector<int>&
   const EarlyReduce early = early_reduce_timing(in, runs1, l.rank_at, sim, a);
   const double t1_end = positions > 1 ? early.done(0) : a[l.rank_at[0]];
   std::vector<double> finish(static_cast<size_t>(p)), has;
-  FoldTail(l, runs, early.rounds).estimate(in, a, t1_end, finish, has);
+  FoldTail(l, runs, early.rounds)
+      .estimate(in, a, t1_end, finish, estimate::keeping_finish_times() ? &has : nullptr);
   const double mean = estimate::mean_elapsed(finish, a);
-  estimate::keep_has(has);
+  if (!has.empty()) estimate::keep_has(has);
   return mean;
 }
 

@@ -96,7 +96,7 @@ void FoldTail::emit(const GeneratorInput& in, int r, ScheduleSink& out) const {
 // The broadcast starts when the relay has the early sum and the root has the chain's first block,
 // one reduced block per round (the relay's pace), and a position finishes with its last round.
 void FoldTail::estimate(const GeneratorInput& in, const std::vector<double>& a, double relay_ready,
-                        std::vector<double>& finish, std::vector<double>& has) const {
+                        std::vector<double>& finish, std::vector<double>* has) const {
   const CostParams& cp = in.cost;
   const double whole = cp.alpha + cp.beta * in.bytes;
   const int n = runs_.count(), positions = c_.positions();
@@ -123,13 +123,13 @@ void FoldTail::estimate(const GeneratorInput& in, const std::vector<double>& a, 
   finish[l_.root] = s2 + tr.at(n - 1);  // its last block to the relay
   if (l_.late == 1) {
     finish[l_.root] = streamed;
-    has = finish;
+    if (has != nullptr) *has = finish;
     return;
   }
   finish[l_.chain.front()] = std::max(finish[l_.chain.front()], streamed);
   // A server holds the result from its part of the broadcast on; only its finish waits for what
   // it hands on.
-  has = finish;
+  if (has != nullptr) *has = finish;
   std::vector<int> recipients(l_.chain.begin() + 1, l_.chain.end());
   recipients.push_back(l_.root);
   std::vector<double> free(static_cast<size_t>(positions), 0.0);
@@ -137,7 +137,7 @@ void FoldTail::estimate(const GeneratorInput& in, const std::vector<double>& a, 
     const int v = serving_[i % serving_.size()];
     const double start = std::max({finish[l_.rank_at[v]], finish[recipients[i]], free[v]});
     free[v] = finish[recipients[i]] = finish[l_.rank_at[v]] = start + whole;
-    has[recipients[i]] = finish[recipients[i]];
+    if (has != nullptr) (*has)[recipients[i]] = finish[recipients[i]];
   }
 }
 

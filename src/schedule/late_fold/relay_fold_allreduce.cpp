@@ -69,9 +69,11 @@ double estimate_relay_fold(const GeneratorInput& in, const std::vector<int>& ord
   const int positions = static_cast<int>(l.rank_at.size());
   const int64_t t1 = positions > 1 ? FoldCirculant(positions, runs1.count()).rounds() : 0;
   std::vector<double> finish(static_cast<size_t>(in.p)), has;
-  FoldTail(l, runs, t1).estimate(in, a, relay_ready(in, l, runs1, a), finish, has);
+  FoldTail(l, runs, t1)
+      .estimate(in, a, relay_ready(in, l, runs1, a), finish,
+                estimate::keeping_finish_times() ? &has : nullptr);
   const double mean = estimate::mean_elapsed(finish, a);
-  estimate::keep_has(has);
+  if (!has.empty()) estimate::keep_has(has);
   return mean;
 }
 
