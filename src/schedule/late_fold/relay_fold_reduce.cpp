@@ -75,7 +75,7 @@ double estimate_relay_fold_reduce(const GeneratorInput& in, const std::vector<in
   return estimate::mean_elapsed(finish, a);
 }
 
-int chosen_reduce_late(const GeneratorInput& in, const LateFoldPlan& plan) {
+int relay_chosen_reduce_late(const GeneratorInput& in, const LateFoldPlan& plan) {
   if (in.p < 2 || plan.prr.slot.back() == 0) return 0;
   int best = 0;
   GeneratorInput balanced = in;
@@ -94,7 +94,7 @@ void relay_fold_reduce_schedule(const GeneratorInput& in, ScheduleSink& out) {
   const int p = in.p, root = reduce_root(in);
   if (p == 1) return;
   const LateFoldPlan plan = late_fold_plan(in);
-  const int late = chosen_reduce_late(in, plan);
+  const int late = relay_chosen_reduce_late(in, plan);
   if (late == 0) return rabenseifner_reduce_schedule(in, out);
   const BlockRuns runs = relay_reduce_runs(in);
   const ReduceFoldLayout l = reduce_fold_layout(plan.prr.order, root, late);
@@ -138,7 +138,7 @@ std::string relay_fold_reduce_arrival_key(const GeneratorInput& in) {
 double relay_fold_reduce_predict(const GeneratorInput& in) {
   if (in.p == 1) return 0;
   const LateFoldPlan plan = late_fold_plan(in);
-  const int late = chosen_reduce_late(in, plan);
+  const int late = relay_chosen_reduce_late(in, plan);
   if (late == 0) return rabenseifner_reduce_predict(in);
   return estimate_relay_fold_reduce(in, plan.prr.order, estimate::arrivals_of(in), late);
 }
