@@ -41,6 +41,16 @@ for platform in gige-128 gige-512 gige-1024 gige-8x6 gige-16x8 gige-64x16 opa-32
   run "$platform" --op allreduce --algo ring,prr
 done
 
+# On nodes of several ranks (not sharing cores) auto times the executor's costs once per
+# communicator, and the table says what it took (docs/papcoll-bench.md, "Output").
+echo "-- gige-8x6: papcoll-bench --algo auto,native, the executor costs under the table"
+out=$(timeout 300 sim/run.sh gige-8x6 16 "$bench" "${common[@]}" --op allreduce --algo auto,native)
+grep -Eq "^# executor costs \(papcoll_last_executor_costs\): step overhead [0-9]+\.[0-9]+ us; node exchange [0-9]" <<<"$out" || {
+  echo "smoke: no executor costs line (or no node exchange) under auto's table:" >&2
+  echo "$out" >&2
+  exit 1
+}
+
 # sim/run.sh preloads sim/shmalloc_tmpfs.c so that SMPI's file behind folded allocations lives on
 # /dev/shm (docs/smpi.md, "Computation"): SMPI's template must come back as an unlinked file
 # there, any other template as the caller asked; then a folded simulation through sim/run.sh.

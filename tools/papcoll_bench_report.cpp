@@ -292,6 +292,24 @@ void print_table(std::ostream& os, const RunInfo& info, const ConfigResult& c) {
                     ok);
     os << line;
   }
+  // What papcoll's rows weighed and sized their schedules with beyond alpha and beta: measured
+  // by the first call on the communicator, so known only now (the JSON has it per row).
+  for (const AlgoResult& a : c.algos) {
+    if (!(a.step_overhead_s > 0) && !(a.exchange_alpha_s > 0) && !(a.exchange_beta_s_per_byte > 0))
+      continue;
+    std::snprintf(line, sizeof line,
+                  "# executor costs (papcoll_last_executor_costs): step overhead %.2f us; ",
+                  a.step_overhead_s * 1e6);
+    os << line;
+    if (a.exchange_alpha_s > 0 || a.exchange_beta_s_per_byte > 0) {
+      std::snprintf(line, sizeof line, "node exchange %.2f us + %.3g s/B\n",
+                    a.exchange_alpha_s * 1e6, a.exchange_beta_s_per_byte);
+      os << line;
+    } else {
+      os << "node exchange not timed\n";
+    }
+    break;
+  }
   for (const Verdict& v : case_verdicts(info, c)) os << verdict_line(info, c, v) << "\n";
 }
 

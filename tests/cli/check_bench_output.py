@@ -107,6 +107,16 @@ with tempfile.TemporaryDirectory() as d:
                   and all(v >= 0 for v in ec.values()), f"executor costs {ec}")
             if r["algorithm"] == "native":
                 check(all(v == 0 for v in ec.values()), f"native executor costs {ec}")
+        # The same figures under the table, once, where some papcoll row timed them (not here, on
+        # one node whose ranks share cores: then no line).
+        timed = [r["executor_costs"] for r in results if any(v > 0 for v in r["executor_costs"].values())]
+        printed = [l for l in p.stdout.splitlines() if l.startswith("# executor costs")]
+        if timed:
+            check(len(printed) == 1 and
+                  f"step overhead {timed[0]['step_overhead_s'] * 1e6:.2f} us" in printed[0],
+                  f"executor costs line {printed}, timed {timed[0]}")
+        else:
+            check(printed == [], f"executor costs line without costs: {printed}")
         for c in rows:
             if c["algorithm"] == "native":
                 check(c["verdict"] == "" and c["ran"] == "" and c["correct"] == "yes", f"native CSV {c}")
