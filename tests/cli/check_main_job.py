@@ -41,7 +41,8 @@ def table_means(output, verdict_line):
     while i > 0 and not lines[i - 1].startswith("algorithm "):
         i -= 1
         fields = lines[i].split()
-        if len(fields) > 3 and not lines[i].startswith("verdict "):
+        # Rows only: not the verdicts, nor the comment lines (the executor costs) under a table.
+        if len(fields) > 3 and not lines[i].startswith(("verdict ", "#")):
             means[fields[0]] = float(fields[2])
     return means
 
