@@ -10,12 +10,6 @@
 namespace papcoll::observe {
 namespace {
 
-const char* collective_label(int c) {
-  return c >= 0 && c <= static_cast<int>(Collective::gatherv)
-             ? collective_name(static_cast<Collective>(c))
-             : "?";
-}
-
 std::string algorithm_label(const BoardCall& c) {
   if (c.algorithm == kAlgorithmAuto) return "'auto'";
   if (c.algorithm == kAlgorithmNative) return "'native'";
@@ -80,7 +74,8 @@ struct Field {
 };
 
 const Field kFields[] = {
-    {"operation", [](const BoardCall& c) { return std::string(collective_label(c.collective)); },
+    {"operation",
+     [](const BoardCall& c) { return std::string(collective_label(c.collective, "?")); },
      everywhere},
     {"root", [](const BoardCall& c) { return std::to_string(c.root); }, everywhere},
     {"algorithm", algorithm_label, everywhere},
@@ -100,6 +95,12 @@ const Field kFields[] = {
 };
 
 }  // namespace
+
+const char* collective_label(int collective, const char* unknown) {
+  return collective >= 0 && collective <= static_cast<int>(Collective::gatherv)
+             ? collective_name(static_cast<Collective>(collective))
+             : unknown;
+}
 
 std::string rank_list(const std::vector<int>& ranks) {
   std::vector<std::string> parts;

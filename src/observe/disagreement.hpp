@@ -17,6 +17,9 @@ namespace papcoll::observe {
 // it is not known (not arrived, not readable, refused).
 std::string disagreement(const std::vector<const BoardCall*>& calls);
 
+// A published call's operation (BoardCall::collective) by name, `unknown` where it names none.
+const char* collective_label(int collective, const char* unknown);
+
 // "rank 3", "ranks 0, 2 and 5", "ranks 0-3 and 7".
 std::string rank_list(const std::vector<int>& ranks);
 

@@ -36,12 +36,6 @@ std::string fmt(const char* f, double x) {
   return buf;
 }
 
-const char* collective_label(int c) {
-  return c >= 0 && c <= static_cast<int>(Collective::gatherv)
-             ? collective_name(static_cast<Collective>(c))
-             : "collective";
-}
-
 std::string who(const BoardSlot& s, int rank) {
   std::string out = "rank " + std::to_string(rank);
   if (s.world_rank != rank || s.host[0] != '\0') {
@@ -95,10 +89,10 @@ bool inspect(CommObserver& o, std::uint64_t seq, int collective, double waited, 
   }
   if (lowest_arrived != o.rank) return false;
   const std::string disagree = disagreement(published);
-  std::string line = "papcoll watchdog: " + o.label + " (" + std::to_string(o.size) +
-                     " ranks), call " + std::to_string(seq) + " (" + collective_label(collective) +
-                     "): rank " + std::to_string(o.rank) + " has waited " + fmt("%.2f", waited) +
-                     " s; not arrived: ";
+  std::string line =
+      "papcoll watchdog: " + o.label + " (" + std::to_string(o.size) + " ranks), call " +
+      std::to_string(seq) + " (" + collective_label(collective, "collective") + "): rank " +
+      std::to_string(o.rank) + " has waited " + fmt("%.2f", waited) + " s; not arrived: ";
   if (missing.empty()) line += "none";
   for (size_t i = 0; i < missing.size(); ++i) line += (i ? "; " : "") + missing[i];
   if (!refused.empty()) {
